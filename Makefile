@@ -1,0 +1,52 @@
+# Pegasus — two commands: `make run` and `make test`. Everything else is set up on demand.
+SHELL := /bin/bash
+PYTHON ?= python3.11
+VENV := .venv
+PY := $(VENV)/bin/python
+PORT ?= 8000
+export PORT
+
+.PHONY: run test lint format check-python venv migrate bench clean-db help
+
+help:
+	@echo "make run    - the app (Daphne + worker) on http://127.0.0.1:$(PORT)/, embedded Postgres"
+	@echo "make test   - lint, migration check and the whole test suite on a throwaway database"
+
+check-python:
+	@command -v $(PYTHON) >/dev/null 2>&1 || { \
+	  echo "pegasus: Python 3.11 is required but '$(PYTHON)' was not found on PATH (set PYTHON=/path/to/python3.11)"; exit 2; }
+	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info[:2] == (3, 11) else 1)' || { \
+	  echo "pegasus: '$(PYTHON)' is not Python 3.11 (Django 5.2 + the CPU torch wheel need 3.11)"; exit 2; }
+
+# Reinstalls only when pyproject.toml is newer than the last install.
+$(VENV)/.installed: pyproject.toml | check-python
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	@echo "pegasus: installing dependencies into $(VENV) (first run takes a few minutes)"
+	@$(PY) -m pip install --quiet --upgrade pip
+	@$(PY) -m pip install --quiet -e '.[dev]'
+	@touch $@
+
+venv: $(VENV)/.installed
+
+run: venv
+	@$(PY) manage.py serve --port $(PORT)
+
+test: venv
+	@$(VENV)/bin/ruff check .
+	@$(PY) -m pegasus_site.devdb throwaway -- $(MAKE) --no-print-directory _test_inner
+
+# Runs with DATABASE_URL pointing at a throwaway cluster (or the operator's server).
+_test_inner:
+	@$(PY) manage.py makemigrations --check --dry-run >/dev/null || { echo "pegasus: models and migrations differ; run manage.py makemigrations"; exit 1; }
+	@PEGASUS_TESTING=1 $(PY) -m pytest
+
+lint:
+	@$(VENV)/bin/ruff check .
+	@$(VENV)/bin/ruff format --check .
+
+format:
+	@$(VENV)/bin/ruff format .
+	@$(VENV)/bin/ruff check --fix .
+
+clean-db:
+	@$(PY) -m pegasus_site.devdb stop

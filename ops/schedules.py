@@ -1,0 +1,46 @@
+"""The recurring jobs Pegasus relies on, created idempotently at start-up.
+
+Other apps register theirs in ``SCHEDULES``; ``ensure_schedules()`` upserts every entry by
+name, so running it on each start (``make run``) never duplicates a schedule.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from django.utils import timezone
+from django_q.models import Schedule
+
+
+@dataclass(frozen=True)
+class Recurring:
+    name: str
+    func: str
+    minutes: int
+
+
+SCHEDULES: list[Recurring] = [
+    Recurring("worker heartbeat", "ops.tasks.heartbeat", 1),
+]
+
+
+def ensure_schedules() -> list[str]:
+    """Create or update every schedule; return their names."""
+    for item in SCHEDULES:
+        Schedule.objects.update_or_create(
+            name=item.name,
+            defaults={
+                "func": item.func,
+                "schedule_type": Schedule.MINUTES,
+                "minutes": item.minutes,
+                "repeats": -1,
+            },
+            create_defaults={
+                "func": item.func,
+                "schedule_type": Schedule.MINUTES,
+                "minutes": item.minutes,
+                "repeats": -1,
+                "next_run": timezone.now(),
+            },
+        )
+    return [item.name for item in SCHEDULES]

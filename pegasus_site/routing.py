@@ -1,0 +1,3 @@
+"""Websocket URL patterns of every app, gathered in one place."""
+
+websocket_urlpatterns: list = []
