@@ -1,0 +1,29 @@
+"""The memory graph's tables (SPEC §4). Every row carries its owner; see ``owned.py``."""
+
+from memory.models.edges import Cardinality, Edge, EdgeEpisode, Stability
+from memory.models.episodes import Episode, ExtractionStatus
+from memory.models.keys import MemoryKey
+from memory.models.merges import MergeDecision, MergeStatus
+from memory.models.nodes import Node, NodeEpisode, NodeKind
+from memory.models.owned import OwnedQuerySet, get_owned_or_404
+from memory.models.snippets import Snippet
+from memory.models.traversals import Traversal
+
+__all__ = [
+    "Cardinality",
+    "Edge",
+    "EdgeEpisode",
+    "Episode",
+    "ExtractionStatus",
+    "MemoryKey",
+    "MergeDecision",
+    "MergeStatus",
+    "Node",
+    "NodeEpisode",
+    "NodeKind",
+    "OwnedQuerySet",
+    "Snippet",
+    "Stability",
+    "Traversal",
+    "get_owned_or_404",
+]

@@ -1,0 +1,56 @@
+from django.conf import settings
+from django.db import models
+
+from memory.models.owned import OwnedQuerySet
+
+
+class MergeStatus(models.TextChoices):
+    MERGED = "merged"
+    FLAGGED = "merged-flagged"
+    HELD = "held"
+    KEPT_APART = "kept-apart"
+    REVERTED = "reverted"
+
+
+class MergeDecision(models.Model):
+    """A non-trivial merge decision and everything needed to revert it (SPEC §4, §5.6).
+
+    * ``proposed``: the entity as extracted (name, kind, aliases, properties, hint).
+    * ``candidates``: ``[{"id", "name", "score"}]`` considered.
+    * ``kept``: the surviving node (``None`` while held or kept apart).
+    * ``absorbed``: for a committed merge of two stored nodes, the absorbed node's full row.
+    * ``moved``: what the merge changed — aliases and properties added to ``kept``, edges
+      remapped (id, field, old node), edges dropped as self-relations (full rows), episodes
+      and keys moved — so ``revert_merge`` can split back exactly that.
+    * ``log``: ``[{"at", "by", "action", "why"}]`` for every action taken on the decision.
+    """
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE,
+                             related_name="merge_decisions")
+    status = models.CharField(max_length=16, choices=MergeStatus.choices)
+    kind = models.CharField(max_length=16)
+    rule = models.CharField(max_length=32)
+    reason = models.TextField(blank=True)
+    score = models.FloatField(null=True, blank=True)
+    proposed = models.JSONField(default=dict)
+    candidates = models.JSONField(default=list)
+    kept = models.ForeignKey("memory.Node", null=True, blank=True, on_delete=models.SET_NULL,
+                             related_name="merge_decisions")
+    absorbed = models.JSONField(default=dict, blank=True)
+    moved = models.JSONField(default=dict, blank=True)
+    episode = models.ForeignKey("memory.Episode", null=True, blank=True,
+                                on_delete=models.SET_NULL, related_name="merge_decisions")
+    log = models.JSONField(default=list, blank=True)
+    decided_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True,
+                                   on_delete=models.SET_NULL, related_name="+")
+    created_at = models.DateTimeField()
+    decided_at = models.DateTimeField(null=True, blank=True)
+
+    objects = OwnedQuerySet.as_manager()
+
+    class Meta:
+        indexes = [models.Index(fields=["user", "status"], name="merge_user_status")]
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return f"{self.proposed.get('name', '?')} ({self.status})"
