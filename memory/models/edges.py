@@ -109,3 +109,6 @@ class EdgeEpisode(models.Model):
         constraints = [models.UniqueConstraint(fields=["edge", "episode"],
                                                name="edge_episode_once")]
         indexes = [models.Index(fields=["user", "episode"], name="edge_episode_user_episode")]
+
+    def __str__(self) -> str:
+        return f"edge {self.edge_id} in episode {self.episode_id}"

@@ -26,8 +26,8 @@ class MemoryKey(models.Model):
 
     class Meta:
         constraints = [
-            models.UniqueConstraint(fields=["user", "node", "text"], condition=Q(node__isnull=False),
-                                    name="key_node_text_once"),
+            models.UniqueConstraint(fields=["user", "node", "text"],
+                                    condition=Q(node__isnull=False), name="key_node_text_once"),
             models.UniqueConstraint(fields=["user", "relation"], condition=Q(node__isnull=True),
                                     name="key_relation_once"),
             models.CheckConstraint(

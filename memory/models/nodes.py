@@ -72,3 +72,6 @@ class NodeEpisode(models.Model):
         constraints = [models.UniqueConstraint(fields=["node", "episode"],
                                                name="node_episode_once")]
         indexes = [models.Index(fields=["user", "episode"], name="node_episode_user_episode")]
+
+    def __str__(self) -> str:
+        return f"node {self.node_id} in episode {self.episode_id}"

@@ -22,3 +22,6 @@ class Traversal(models.Model):
         constraints = [models.UniqueConstraint(fields=["conversation", "edge"],
                                                name="traversal_once_per_conversation")]
         indexes = [models.Index(fields=["user", "conversation"], name="traversal_user_conv")]
+
+    def __str__(self) -> str:
+        return f"edge {self.edge_id} crossed in conversation {self.conversation_id}"
