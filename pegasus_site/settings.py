@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import secrets
+from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
@@ -85,6 +86,10 @@ INSTALLED_APPS = [
     "django.contrib.postgres",
     "channels",
     "django_q",
+    "rest_framework",
+    "knox",
+    "drf_spectacular",
+    "drf_spectacular_sidecar",
     "csp",
     "allauth",
     "allauth.account",
@@ -181,7 +186,7 @@ AUTHENTICATION_BACKENDS = [
     "allauth.account.auth_backends.AuthenticationBackend",
 ]
 LOGIN_URL = "account_login"
-LOGIN_REDIRECT_URL = "/"
+LOGIN_REDIRECT_URL = "/chat/"
 LOGOUT_REDIRECT_URL = "/"
 ACCOUNT_LOGIN_METHODS = {"username", "email"}
 ACCOUNT_SIGNUP_FIELDS = ["email*", "username*", "password1*", "password2*"]
@@ -204,6 +209,43 @@ if PRODUCTION or env_str("EMAIL_HOST"):
 else:
     EMAIL_BACKEND = "django.core.mail.backends.console.EmailBackend"
 DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL", "Pegasus <noreply@localhost>")
+
+# --- REST API (DRF + knox tokens + drf-spectacular) ------------------------------------------
+REST_FRAMEWORK = {
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "knox.auth.TokenAuthentication",
+        "rest_framework.authentication.SessionAuthentication",
+    ],
+    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
+    "PAGE_SIZE": 50,
+    "DEFAULT_THROTTLE_CLASSES": [
+        "rest_framework.throttling.UserRateThrottle",
+        "rest_framework.throttling.AnonRateThrottle",
+    ],
+    "DEFAULT_THROTTLE_RATES": {
+        "user": env_str("API_USER_RATE", "600/min"),
+        "anon": env_str("API_ANON_RATE", "60/min"),
+        "login": env_str("API_LOGIN_RATE", "10/min"),
+    },
+    "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
+}
+REST_KNOX = {
+    "TOKEN_TTL": timedelta(days=env_int("API_TOKEN_TTL_DAYS", 30)),
+    "AUTO_REFRESH": True,
+    "TOKEN_LIMIT_PER_USER": None,
+}
+SPECTACULAR_SETTINGS = {
+    "TITLE": "Pegasus API",
+    "DESCRIPTION": "Chat with an assistant that remembers you, and manage that memory.",
+    "VERSION": "1.0.0",
+    "SERVE_INCLUDE_SCHEMA": False,
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
+    "COMPONENT_SPLIT_REQUEST": True,
+}
 
 # --- Internationalisation -------------------------------------------------------------------
 LANGUAGE_CODE = "en-us"
@@ -282,11 +324,13 @@ EMBEDDING_BATCH_SIZE = env_int("EMBEDDING_BATCH_SIZE", 64)
 
 ANTHROPIC_API_KEY = env_str("ANTHROPIC_API_KEY")
 ANTHROPIC_BASE_URL = env_str("ANTHROPIC_BASE_URL")  # tests point this at a local fake server
-ANTHROPIC_CHAT_MODEL = env_str("ANTHROPIC_CHAT_MODEL", "claude-sonnet-4-5")
-ANTHROPIC_EXTRACTION_MODEL = env_str("ANTHROPIC_EXTRACTION_MODEL", "claude-sonnet-4-5")
-ANTHROPIC_MERGE_MODEL = env_str("ANTHROPIC_MERGE_MODEL", "claude-sonnet-4-5")
+ANTHROPIC_CHAT_MODEL = env_str("ANTHROPIC_CHAT_MODEL", "claude-sonnet-4-6")
+ANTHROPIC_EXTRACTION_MODEL = env_str("ANTHROPIC_EXTRACTION_MODEL", "claude-sonnet-4-6")
+ANTHROPIC_MERGE_MODEL = env_str("ANTHROPIC_MERGE_MODEL", "claude-sonnet-4-6")
 ANTHROPIC_CHAT_TIMEOUT = env_float("ANTHROPIC_CHAT_TIMEOUT", 30.0)
 ANTHROPIC_EXTRACTION_TIMEOUT = env_float("ANTHROPIC_EXTRACTION_TIMEOUT", 240.0)
+ANTHROPIC_MERGE_TIMEOUT = env_float("ANTHROPIC_MERGE_TIMEOUT", 60.0)
+ANTHROPIC_MERGE_MAX_TOKENS = env_int("ANTHROPIC_MERGE_MAX_TOKENS", 1024)
 ANTHROPIC_MAX_RETRIES = env_int("ANTHROPIC_MAX_RETRIES", 3)
 ANTHROPIC_CHAT_MAX_TOKENS = env_int("ANTHROPIC_CHAT_MAX_TOKENS", 1024)
 ANTHROPIC_EXTRACTION_MAX_TOKENS = env_int("ANTHROPIC_EXTRACTION_MAX_TOKENS", 8000)
@@ -306,4 +350,7 @@ MEMORY_SNIPPETS_PER_NODE = env_int("MEMORY_SNIPPETS_PER_NODE", 4)
 EXACT_SCAN_MAX_KEYS = env_int("EXACT_SCAN_MAX_KEYS", 20000)
 HNSW_CANDIDATES_PER_WORD = env_int("HNSW_CANDIDATES_PER_WORD", 64)
 CONVERSATION_IDLE_MINUTES = env_int("CONVERSATION_IDLE_MINUTES", 30)
+CHAT_MAX_MESSAGE_CHARS = env_int("CHAT_MAX_MESSAGE_CHARS", 8000)
+CHAT_MESSAGES_PER_MINUTE = env_int("CHAT_MESSAGES_PER_MINUTE", 20)
+CHAT_DAILY_TOKEN_BUDGET = env_int("CHAT_DAILY_TOKEN_BUDGET", 200000)
 WORKER_STALE_SECONDS = env_int("WORKER_STALE_SECONDS", 180)

@@ -2,6 +2,8 @@
 
 import pytest
 
+pytest_plugins = ["tests.fakes.conftest_plugin"]
+
 
 @pytest.fixture
 def alice(django_user_model):

@@ -1,0 +1,1 @@
+"""Test doubles for external services (a local fake of Anthropic's Messages API)."""
