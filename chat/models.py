@@ -64,6 +64,9 @@ class Message(models.Model):
     text = models.TextField()
     speaker = models.CharField(max_length=100, blank=True)
     external_id = models.CharField(max_length=64, blank=True)
+    # Chosen by the client for a user turn so a resend after a dropped socket is recognised
+    # instead of stored twice; the assistant reply to it carries the same value.
+    client_id = models.CharField(max_length=64, blank=True)
     recall = models.JSONField(null=True, blank=True)
     offline = models.BooleanField(default=False)
     input_tokens = models.PositiveIntegerField(default=0)
@@ -76,6 +79,12 @@ class Message(models.Model):
         ordering = ["created_at", "id"]
         indexes = [
             models.Index(fields=["user", "conversation", "created_at"], name="message_user_conv"),
+        ]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["conversation", "role", "client_id"], condition=~Q(client_id=""),
+                name="message_client_id_once",
+            )
         ]
 
     def __str__(self) -> str:

@@ -50,7 +50,7 @@ class SentenceTransformerEncoder:
         self.name = path.name
         self._batch_size = batch_size
         self._model = SentenceTransformer(str(path), device="cpu", local_files_only=True)
-        self.dim = int(self._model.get_sentence_embedding_dimension())
+        self.dim = int(self._model.get_embedding_dimension())
 
     def encode(self, texts: list[str]) -> np.ndarray:
         return self._model.encode(

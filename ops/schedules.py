@@ -21,6 +21,8 @@ class Recurring:
 
 SCHEDULES: list[Recurring] = [
     Recurring("worker heartbeat", "ops.tasks.heartbeat", 1),
+    Recurring("daily decay", "memory.tasks.decay_all_users", 24 * 60),
+    Recurring("close idle conversations", "chat.tasks.close_idle_conversations", 5),
 ]
 
 

@@ -1,3 +1,5 @@
 """Websocket URL patterns of every app, gathered in one place."""
 
-websocket_urlpatterns: list = []
+from chat.routing import websocket_urlpatterns as chat_patterns
+
+websocket_urlpatterns = [*chat_patterns]

@@ -10,5 +10,8 @@ urlpatterns = [
     path("", TemplateView.as_view(template_name="home.html"), name="home"),
     path("healthz", healthz, name="healthz"),
     path("accounts/", include("allauth.urls")),
+    path("account/", include("accounts.urls")),
+    path("chat/", include("chat.urls")),
     path("admin/", admin.site.urls),
 ]
+

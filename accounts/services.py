@@ -1,0 +1,112 @@
+"""Account-level operations: profile, export of everything, deletion of everything."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from django.contrib.sessions.models import Session
+from django.db import transaction
+
+from accounts.models import Profile
+from chat.models import Conversation
+
+
+def get_profile(user) -> Profile:
+    profile, _ = Profile.objects.get_or_create(user=user)
+    return profile
+
+
+def update_profile(*, user, display_name: str, time_zone: str, memory_enabled: bool) -> Profile:
+    """Save preferences; a new display name becomes an alias of the user's self node."""
+    from memory.services.self_node import name_self_node
+
+    profile = get_profile(user)
+    profile.display_name = display_name.strip()[:100]
+    profile.time_zone = time_zone
+    profile.memory_enabled = memory_enabled
+    profile.save()
+    if profile.display_name:
+        name_self_node(user=user, name=profile.display_name)
+    return profile
+
+
+def export_account(*, user, now: datetime) -> dict:
+    """Everything Pegasus keeps about ``user``: profile, memory graph (SPEC §6.1),
+    conversations with their messages and what was recalled for each reply."""
+    from memory.services.graph_io import export_graph
+
+    profile = get_profile(user)
+    conversations = []
+    for conversation in Conversation.objects.for_user(user).prefetch_related("messages"):
+        conversations.append({
+            "id": conversation.pk,
+            "title": conversation.title,
+            "status": conversation.status,
+            "incognito": conversation.incognito,
+            "started_at": conversation.started_at.isoformat(),
+            "ended_at": conversation.ended_at.isoformat() if conversation.ended_at else None,
+            "messages": [
+                {
+                    "id": m.pk, "role": m.role, "text": m.text,
+                    "created_at": m.created_at.isoformat(), "recall": m.recall,
+                }
+                for m in conversation.messages.all()
+            ],
+        })
+    return {
+        "format": "pegasus-account/1",
+        "exported_at": now.isoformat(),
+        "account": {
+            "username": user.get_username(),
+            "email": user.email,
+            "date_joined": user.date_joined.isoformat(),
+            "display_name": profile.display_name,
+            "time_zone": profile.time_zone,
+            "memory_enabled": profile.memory_enabled,
+        },
+        "graph": export_graph(user=user),
+        "conversations": conversations,
+    }
+
+
+def _jobs_of(user) -> tuple[list, list]:
+    """django-q2 rows (queued tasks, results/failures) that concern ``user``'s episodes.
+
+    They carry no user key, only the task's arguments, so they are matched by episode id.
+    """
+    from django_q.models import OrmQ, Task
+
+    from memory.models import Episode
+
+    episode_ids = set(Episode.objects.for_user(user).values_list("pk", flat=True))
+    if not episode_ids:
+        return [], []
+    queued = [q.pk for q in OrmQ.objects.all() if _episode_arg(q.task) in episode_ids]
+    done = [t.pk for t in Task.objects.filter(func="memory.tasks.extract_conversation")
+            if t.args and t.args[0] in episode_ids]
+    return queued, done
+
+
+def _episode_arg(task: dict | None):
+    if not task or task.get("func") != "memory.tasks.extract_conversation":
+        return None
+    args = task.get("args") or ()
+    return args[0] if args else None
+
+
+def delete_account(*, user) -> None:
+    """Erase every row owned by ``user`` in one transaction: graph, keys, traversals, merge
+    decisions, episodes, conversations, messages, API tokens, queued and finished jobs,
+    sessions — then the account itself. Other users' rows are untouched."""
+    from django_q.models import OrmQ, Task
+
+    with transaction.atomic():
+        queued, done = _jobs_of(user)
+        OrmQ.objects.filter(pk__in=queued).delete()
+        Task.objects.filter(pk__in=done).delete()
+        user_id = str(user.pk)
+        stale = [s.pk for s in Session.objects.all()
+                 if s.get_decoded().get("_auth_user_id") == user_id]
+        Session.objects.filter(pk__in=stale).delete()
+        # Every memory and chat row has a direct user foreign key with CASCADE.
+        user.delete()

@@ -1,0 +1,74 @@
+"""The chat websocket, ``/ws/chat/<conversation_id>/`` — protocol translation only.
+
+client → ``{"type": "message", "text": "...", "client_id": "..."}`` | ``{"type": "end"}``
+server → ``recall`` · ``delta``… · ``done`` | ``ended`` | ``error {code, detail}``
+
+Anonymous users and other users' conversation ids get the socket closed (4401 / 4404)
+before it is accepted; routing already validated the Origin header.
+"""
+
+from __future__ import annotations
+
+import json
+
+from asgiref.sync import sync_to_async
+from channels.generic.websocket import AsyncWebsocketConsumer
+from django.http import Http404
+from django.utils import timezone
+
+from chat import services
+from chat.models import Conversation
+from memory.models import get_owned_or_404
+
+MAX_FRAME_BYTES = 64 * 1024
+
+
+class ChatConsumer(AsyncWebsocketConsumer):
+    async def connect(self):
+        user = self.scope.get("user")
+        if user is None or not user.is_authenticated:
+            await self.close(code=4401)
+            return
+        try:
+            self.conversation = await sync_to_async(get_owned_or_404)(
+                Conversation, user, pk=self.scope["url_route"]["kwargs"]["conversation_id"]
+            )
+        except Http404:
+            await self.close(code=4404)
+            return
+        self.user = user
+        await self.accept()
+
+    async def send_event(self, event: dict) -> None:
+        await self.send(text_data=json.dumps(event, ensure_ascii=False))
+
+    async def error(self, code: str, detail: str) -> None:
+        await self.send_event({"type": "error", "code": code, "detail": detail})
+
+    async def receive(self, text_data=None, bytes_data=None):
+        if text_data is None:
+            await self.error("bad_request", "Send JSON text frames.")
+            return
+        if len(text_data.encode("utf-8", "surrogatepass")) > MAX_FRAME_BYTES:
+            await self.error("too_long", "That frame is too large.")
+            return
+        try:
+            event = json.loads(text_data)
+        except ValueError:
+            await self.error("bad_request", "That was not valid JSON.")
+            return
+        if not isinstance(event, dict) or not isinstance(event.get("type"), str):
+            await self.error("bad_request", 'Expected an object with a "type".')
+            return
+        if event["type"] == "message":
+            await services.run_turn(
+                user=self.user, conversation_id=self.conversation.pk, text=event.get("text"),
+                client_id=event.get("client_id") or "", send=self.send_event,
+            )
+        elif event["type"] == "end":
+            await sync_to_async(services.end_conversation)(
+                user=self.user, conversation=self.conversation, now=timezone.now()
+            )
+            await self.send_event({"type": "ended"})
+        else:
+            await self.error("bad_request", f"Unknown message type {event['type'][:40]!r}.")

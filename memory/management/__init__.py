@@ -1,0 +1,36 @@
+"""Helpers shared by the memory app's management commands (SPEC §6.3)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from django.contrib.auth import get_user_model
+from django.core.management.base import CommandError
+from django.utils import timezone
+
+
+def get_account(username: str):
+    """The account named ``username``, or a CommandError saying there is none."""
+    model = get_user_model()
+    try:
+        return model.objects.get(**{model.USERNAME_FIELD: username})
+    except model.DoesNotExist:
+        raise CommandError(f"no account with username {username!r}") from None
+
+
+def parse_now(value: str | None) -> datetime:
+    """``--now``: an ISO 8601 date-time with a UTC offset (``Z`` allowed); default the
+    current time. A time without an offset is refused rather than guessed."""
+    if value is None:
+        return timezone.now()
+    try:
+        parsed = datetime.fromisoformat(value)
+    except ValueError:
+        raise CommandError(
+            f"--now {value!r} is not an ISO 8601 date-time (e.g. 2026-01-01T00:00:00+00:00)"
+        ) from None
+    if parsed.tzinfo is None or parsed.utcoffset() is None:
+        raise CommandError(
+            f"--now {value!r} needs a UTC offset (e.g. 2026-01-01T00:00:00+00:00 or ...Z)"
+        )
+    return parsed

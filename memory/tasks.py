@@ -1,0 +1,34 @@
+"""django-q2 tasks of the memory app: ids in, one service call, idempotent (STYLE §6).
+
+Tests run them inline (``Q_CLUSTER["sync"]``) or call them directly.
+"""
+
+from __future__ import annotations
+
+from django.utils import timezone
+
+from memory.services.decay import decay_all
+
+
+def decay_all_users() -> dict:
+    """The daily decay (SPEC §3, §5.4) over every user with edges, at the current time.
+
+    Idempotent: a retry or a second run the same day flags nothing new. Each user is its own
+    transaction, so a worker killed mid-run loses nothing; the next run completes it.
+    """
+    users, flagged = decay_all(now=timezone.now())
+    return {"users": users, "edges_flagged": flagged}
+
+
+def extract_conversation(episode_id: int) -> int | None:
+    """Extract one ended conversation's episode and commit it to the graph (SPEC §3, §5.5).
+
+    Idempotent: a done episode is never extracted again, and two deliveries of the task can
+    never both run it (``memory.services.jobs.run_extraction`` claims the episode first). A
+    failure marks the episode failed and re-raises, so django-q2 records it and re-delivers.
+    Returns the episode id when it ran (or was already handled), None when it is gone.
+    """
+    from memory.services.jobs import run_extraction
+
+    episode = run_extraction(episode_id=episode_id, now=timezone.now())
+    return episode.pk if episode is not None else None

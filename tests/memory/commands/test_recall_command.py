@@ -1,0 +1,119 @@
+"""``manage.py recall`` (SPEC §6.3, §6.4) and ``manage.py bench_recall``."""
+
+import io
+import json
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.core.management import CommandError, call_command
+
+from memory.models import Edge, Node, Traversal
+from tests.memory.factories import T0, make_edge, make_node
+
+pytestmark = pytest.mark.django_db
+
+NOW = "2026-01-01T12:00:00+00:00"  # = T0
+
+
+@pytest.fixture
+def graph(alice):
+    trevor = make_node(alice, "Trevor", is_self=True)
+    joshua = make_node(alice, "Joshua")
+    edge = make_edge(alice, trevor, "HAS_BOSS", joshua, snippet="my current boss, Joshua")
+    return trevor, joshua, edge
+
+
+def run(*args) -> str:
+    out = io.StringIO()
+    call_command("recall", *args, stdout=out)
+    return out.getvalue()
+
+
+def test_json_output_is_the_spec_record(alice, graph):
+    trevor, joshua, edge = graph
+
+    data = json.loads(run("How is Joshua?", "--user", "alice", "--now", NOW, "--json"))
+
+    assert list(data) == ["words", "seeds", "fired", "memory_lines", "context_snippets",
+                          "crossed_edges", "text", "timings_ms"]
+    assert data["seeds"] == [{"name": "Joshua", "kind": "PERSON", "key": "Joshua",
+                              "similarity": 1.0}]
+    # Trevor gets 1 · 100/100 · 0.6 = 0.6 (reverse) and returns 0.6 · 0.6 = 0.36.
+    assert [(f["id"], f["score"], f["direction"], f["hop"]) for f in data["fired"]] == [
+        (joshua.pk, 1.36, "seed", 0), (trevor.pk, 0.6, "reverse", 1)]
+    assert data["memory_lines"] == ["Trevor -[HAS_BOSS]-> Joshua"]
+    assert data["crossed_edges"] == [edge.pk]
+    assert data["text"].startswith("[MEMORY]\nTrevor -[HAS_BOSS]-> Joshua\n[/MEMORY]")
+
+
+def test_human_output_shows_every_part_of_the_record(alice, graph):
+    text = run("How is Joshua?", "--user", "alice", "--now", NOW)
+
+    assert "words: joshua" in text
+    assert "1.0000  Joshua (PERSON)  via key 'Joshua'" in text
+    assert "1.3600  seed" in text and "0.6000  reverse" in text
+    assert "  Trevor -[HAS_BOSS]-> Joshua" in text
+    assert '[Joshua, edge #' in text and '"my current boss, Joshua"' in text
+    assert "timings: embed" in text
+    assert "  [MEMORY]" in text
+
+
+def test_recall_is_read_only(alice, graph):
+    before = (list(Edge.objects.values_list()), list(Node.objects.values_list()))
+
+    run("joshua", "--user", "alice", "--now", NOW)
+
+    assert (list(Edge.objects.values_list()), list(Node.objects.values_list())) == before
+    assert not Traversal.objects.exists()
+
+
+def test_recall_as_bob_shows_none_of_alices_memory(alice, bob, graph):
+    data = json.loads(run("joshua trevor boss", "--user", "bob", "--now", NOW, "--json"))
+
+    assert (data["seeds"], data["fired"], data["text"]) == ([], [], "")
+
+
+def test_the_time_of_the_read_decides_what_is_live(alice):
+    trevor, joshua = make_node(alice, "Trevor", is_self=True), make_node(alice, "Joshua")
+    make_edge(alice, trevor, "MEETS", joshua, stability="ephemeral", touched=T0)
+
+    soon = json.loads(run("joshua", "--user", "alice", "--now", NOW, "--json"))
+    # Ephemeral: 100 · e^(−0.2 · 30) = 0.25 after 30 days — below 2.0, dormant at read time.
+    later = json.loads(run("joshua", "--user", "alice", "--now", "2026-01-31T12:00:00Z",
+                           "--json"))
+
+    assert soon["memory_lines"] == ["Trevor -[MEETS]-> Joshua"]
+    assert later["memory_lines"] == [] and later["crossed_edges"] == []
+
+
+def test_unknown_user_is_a_clear_error(graph):
+    with pytest.raises(CommandError, match="no account with username 'nobody'"):
+        run("joshua", "--user", "nobody")
+
+
+@pytest.mark.parametrize("bad", ["yesterday", "2026-01-01T12:00:00"])
+def test_bad_now_is_a_clear_error(alice, bad):
+    with pytest.raises(CommandError, match="--now"):
+        run("joshua", "--user", "alice", "--now", bad)
+
+
+@pytest.mark.slow
+def test_bench_recall_measures_and_cleans_up(settings):
+    out = io.StringIO()
+    call_command("bench_recall", "--sizes", "120", "--messages", "5", "--json", stdout=out)
+
+    result = json.loads(out.getvalue())["results"][0]
+    assert result["nodes"] == 120 and result["messages"] == 5
+    assert result["edges"] >= 120 * 2 and result["keys"] >= 120
+    assert result["queries"]["max"] <= 6
+    assert set(result["stages_ms"]) == {"embed", "seed", "spread", "format"}
+    assert result["read_ms"]["p50"] <= result["read_ms"]["p99"]
+    assert not get_user_model().objects.filter(username__startswith="bench_recall_").exists()
+    assert not Node.objects.exists() and not Edge.objects.exists()
+
+
+def test_bench_recall_refuses_to_run_in_production(settings):
+    settings.PRODUCTION = True
+
+    with pytest.raises(CommandError, match="not in production"):
+        call_command("bench_recall", "--sizes", "100", stdout=io.StringIO())
