@@ -169,6 +169,14 @@
 
   function handle(event) {
     if (event.type === "recall") {
+      const title = document.getElementById("title");
+      if (title && !title.value && event.user_message) {
+        // The server titles a conversation after its first message; show it without a reload.
+        const text = event.user_message.text.replace(/\s+/g, " ");
+        title.value = text.length <= 60 ? text : text.slice(0, 57).trim() + "…";
+        const current = document.querySelector(".conversation-list li.current a");
+        if (current) current.textContent = title.value;
+      }
       if (event.user_message) {
         const pendingLi = list.querySelector("li.message.user.pending");
         if (pendingLi) pendingLi.remove();

@@ -7,8 +7,10 @@ background job run exactly as under ``make run``. Screenshots go to ``var/screen
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -19,6 +21,10 @@ from pathlib import Path
 
 import pytest
 from django.db import connection
+
+# Playwright's sync API keeps an event loop running in this thread; the ORM calls made by
+# fixtures and assertions here are still plain synchronous code (SPEC §2 names this setting).
+os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
 
 BASE = Path(__file__).resolve().parents[2]
 SCREENSHOTS = BASE / "var" / "screenshots"
@@ -49,13 +55,15 @@ class LiveStack:
         self.web = self._start_web()
         self.worker = subprocess.Popen(
             [sys.executable, "manage.py", "qcluster"], cwd=BASE, env=env,
-            stdout=open(self.logs / "worker.log", "a"), stderr=subprocess.STDOUT)
+            stdout=open(self.logs / "worker.log", "a"), stderr=subprocess.STDOUT,
+            start_new_session=True)
 
     def _start_web(self) -> subprocess.Popen:
         proc = subprocess.Popen(
             [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(self.port),
              "pegasus_site.asgi:application"], cwd=BASE, env=self.env,
-            stdout=open(self.logs / "daphne.log", "a"), stderr=subprocess.STDOUT)
+            stdout=open(self.logs / "daphne.log", "a"), stderr=subprocess.STDOUT,
+            start_new_session=True)
         deadline = time.monotonic() + 60
         while True:
             try:
@@ -80,14 +88,17 @@ class LiveStack:
 
 
 def _stop(proc: subprocess.Popen) -> None:
-    if proc.poll() is not None:
-        return
-    proc.terminate()
-    try:
-        proc.wait(timeout=20)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait()
+    """Stop a process and everything it started (django-q2's workers), so no connection to
+    the test database outlives the test."""
+    if proc.poll() is None:
+        proc.terminate()
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(proc.pid, signal.SIGKILL)
 
 
 @pytest.fixture
