@@ -217,8 +217,13 @@ REST_FRAMEWORK = {
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    # Every API view also sets its parser, pagination, schema and throttle classes from
+    # pegasus_site/api.py (ApiMixin); naming those classes here would import that module while
+    # DRF's own APIView is being defined (a circular import).
+    "EXCEPTION_HANDLER": "pegasus_site.api.exception_handler",
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
+    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
     "PAGE_SIZE": 50,
     "DEFAULT_THROTTLE_CLASSES": [
         "rest_framework.throttling.UserRateThrottle",
@@ -231,6 +236,7 @@ REST_FRAMEWORK = {
     },
     "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
 }
+API_IMPORT_MAX_BYTES = env_int("API_IMPORT_MAX_BYTES", 5 * 1024 * 1024)
 REST_KNOX = {
     "TOKEN_TTL": timedelta(days=env_int("API_TOKEN_TTL_DAYS", 30)),
     "AUTO_REFRESH": True,

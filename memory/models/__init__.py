@@ -1,5 +1,6 @@
 """The memory graph's tables (SPEC §4). Every row carries its owner; see ``owned.py``."""
 
+from memory.models.corrections import Correction, CorrectionAction
 from memory.models.edges import Cardinality, Edge, EdgeEpisode, Stability
 from memory.models.episodes import Episode, ExtractionStatus
 from memory.models.keys import MemoryKey
@@ -11,6 +12,8 @@ from memory.models.traversals import Traversal
 
 __all__ = [
     "Cardinality",
+    "Correction",
+    "CorrectionAction",
     "Edge",
     "EdgeEpisode",
     "Episode",

@@ -1,0 +1,1 @@
+"""REST API v1 for chat (see docs/api.md)."""

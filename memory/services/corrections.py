@@ -1,0 +1,355 @@
+"""A user's own corrections to their memory graph: rename, aliases, kind, forget.
+
+The explorer and the REST API both call these; nothing else edits a node's identity outside
+the Write and merge paths. Every function:
+
+* runs in one transaction under ``memory.services.locks.user_lock`` (so a correction never
+  interleaves with a Write, a Decay run or a merge of the same graph);
+* reaches the row through ``for_user`` (another user's node or edge is ``Http404``, exactly
+  like a missing one);
+* keeps the MemoryKeys in step (``keys.sync_node_keys`` / ``keys.sync_relation_keys``), so
+  the next Read seeds from the corrected names;
+* records a ``Correction`` row with what changed (``before`` / ``after``), and returns the
+  updated node (``None`` for a forget).
+
+A correction that changes nothing (adding an alias the node already has, renaming to the
+same name, the same kind) is not recorded. Invalid input raises ``CorrectionError`` whose
+message is fit to show the user and whose ``field`` names the input at fault.
+
+Forgetting deletes rows for good (the user asked for it): an edge with its snippets, episode
+links and traversals; a node with every edge touching it. An edge that the forgotten edge had
+superseded takes over the forgotten edge's own successor, or — when there is none — becomes
+current again (the claim it was replaced by is gone), unless the same claim is live on
+another edge, which then supersedes it.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from django.db import connection, models
+from django.db.models import Q
+
+from memory.core.merge_rules import normalise_name
+from memory.models import (
+    Correction,
+    CorrectionAction,
+    Edge,
+    Node,
+    NodeKind,
+    Snippet,
+    get_owned_or_404,
+)
+from memory.services import keys
+from memory.services.locks import user_lock
+
+__all__ = [
+    "MAX_NAME",
+    "CorrectionError",
+    "add_alias",
+    "change_kind",
+    "forget_edge",
+    "forget_node",
+    "remove_alias",
+    "rename_node",
+]
+
+MAX_NAME = 200  # Node.name and each alias
+
+
+class CorrectionError(ValueError):
+    """A correction that cannot be made; ``str(exc)`` is the reason, ``field`` the input."""
+
+    def __init__(self, message: str, *, field: str | None = None):
+        super().__init__(message)
+        self.field = field
+
+
+# --- helpers ----------------------------------------------------------------------------------
+
+
+def _iso(value: datetime | None) -> str | None:
+    return value.isoformat() if value is not None else None
+
+
+def _clean(value, field: str) -> str:
+    if not isinstance(value, str):
+        raise CorrectionError("Must be a string.", field=field)
+    text = " ".join(value.split())
+    if not text or not normalise_name(text):
+        raise CorrectionError("Must not be empty.", field=field)
+    if len(text) > MAX_NAME:
+        raise CorrectionError(f"Must be at most {MAX_NAME} characters.", field=field)
+    return text
+
+
+def _locked_node(user, node) -> Node:
+    node_id = node.pk if isinstance(node, Node) else node
+    return get_owned_or_404(Node.objects.select_for_update(), user, pk=node_id)
+
+
+def _node_state(node: Node) -> dict:
+    return {"name": node.name, "kind": node.kind, "aliases": list(node.aliases)}
+
+
+def _record(user, action: str, target_type: str, target_id: int, before: dict, after: dict,
+            now: datetime) -> Correction:
+    return Correction.objects.create(
+        user_id=user.pk, action=action, target_type=target_type, target_id=target_id,
+        before=before, after=after, created_at=now,
+    )
+
+
+def _name_taken(user, node: Node, kind: str, normalised: str) -> Node | None:
+    return (Node.objects.for_user(user).filter(kind=kind, normalised_name=normalised)
+            .exclude(pk=node.pk).first())
+
+
+def _save_node(user, node: Node, fields: list[str], now: datetime) -> None:
+    node.updated_at = now
+    node.save(update_fields=[*fields, "updated_at"])
+    keys.sync_node_keys(user_id=user.pk, nodes=[node])
+
+
+# --- node identity ----------------------------------------------------------------------------
+
+
+def rename_node(*, user, node, name: str, now: datetime) -> Node:
+    """Give ``node`` (a Node or id of ``user``'s) the name ``name``; the old name becomes an
+    alias (unless it only differed in case or spacing), and ``name`` stops being an alias.
+
+    Raises ``CorrectionError`` (field ``name``) for an empty or over-long name, or when
+    another node of the same kind already has that name (merge the two instead).
+    """
+    name = _clean(name, "name")
+    with user_lock(user.pk):
+        node = _locked_node(user, node)
+        if name == node.name:
+            return node
+        normalised = normalise_name(name)
+        other = _name_taken(user, node, node.kind, normalised)
+        if other is not None:
+            raise CorrectionError(
+                f"Another {node.kind.lower()} is already called {other.name!r}; merge the two "
+                "instead of renaming.", field="name")
+        before = _node_state(node)
+        aliases = [a for a in node.aliases if normalise_name(a) != normalised]
+        if normalise_name(node.name) != normalised and all(
+            normalise_name(a) != node.normalised_name for a in aliases
+        ):
+            aliases.append(node.name)
+        node.name, node.normalised_name, node.aliases = name, normalised, aliases
+        _save_node(user, node, ["name", "normalised_name", "aliases"], now)
+        _record(user, CorrectionAction.RENAME, "node", node.pk, before, _node_state(node), now)
+        return node
+
+
+def add_alias(*, user, node, alias: str, now: datetime) -> Node:
+    """Add ``alias`` to ``node``'s aliases; a form the node already has (its name or an
+    alias, compared case- and spacing-insensitively) changes nothing.
+
+    Raises ``CorrectionError`` (field ``add_alias``) for an empty or over-long alias.
+    """
+    alias = _clean(alias, "add_alias")
+    with user_lock(user.pk):
+        node = _locked_node(user, node)
+        normalised = normalise_name(alias)
+        if normalised in {normalise_name(form) for form in [node.name, *node.aliases]}:
+            return node
+        before = _node_state(node)
+        node.aliases = [*node.aliases, alias]
+        _save_node(user, node, ["aliases"], now)
+        _record(user, CorrectionAction.ADD_ALIAS, "node", node.pk, before, _node_state(node),
+                now)
+        return node
+
+
+def remove_alias(*, user, node, alias: str, now: datetime) -> Node:
+    """Remove ``alias`` (matched case- and spacing-insensitively) from ``node``'s aliases.
+
+    Raises ``CorrectionError`` (field ``remove_alias``) when the node has no such alias.
+    """
+    if not isinstance(alias, str):
+        raise CorrectionError("Must be a string.", field="remove_alias")
+    normalised = normalise_name(alias)
+    with user_lock(user.pk):
+        node = _locked_node(user, node)
+        kept = [a for a in node.aliases if normalise_name(a) != normalised]
+        if not normalised or len(kept) == len(node.aliases):
+            raise CorrectionError(f"{node.name!r} has no alias {alias!r}.", field="remove_alias")
+        before = _node_state(node)
+        node.aliases = kept
+        _save_node(user, node, ["aliases"], now)
+        _record(user, CorrectionAction.REMOVE_ALIAS, "node", node.pk, before,
+                _node_state(node), now)
+        return node
+
+
+def change_kind(*, user, node, kind: str, now: datetime) -> Node:
+    """Make ``node`` a ``kind`` (one of ``NodeKind``).
+
+    Raises ``CorrectionError`` (field ``kind``) for an unknown kind, for the self node (it
+    stands for the user, a PERSON), or when a node of that kind already has this name.
+    """
+    if kind not in NodeKind.values:
+        raise CorrectionError(f"Must be one of {', '.join(NodeKind.values)}.", field="kind")
+    with user_lock(user.pk):
+        node = _locked_node(user, node)
+        if node.kind == kind:
+            return node
+        if node.is_self:
+            raise CorrectionError("The node that stands for you is always a PERSON.",
+                                  field="kind")
+        other = _name_taken(user, node, kind, node.normalised_name)
+        if other is not None:
+            raise CorrectionError(
+                f"A {kind.lower()} called {other.name!r} already exists; merge the two "
+                "instead.", field="kind")
+        before = _node_state(node)
+        node.kind = kind
+        node.updated_at = now
+        node.save(update_fields=["kind", "updated_at"])
+        _record(user, CorrectionAction.CHANGE_KIND, "node", node.pk, before, _node_state(node),
+                now)
+        return node
+
+
+# --- forgetting -------------------------------------------------------------------------------
+
+
+def _edge_row(edge: Edge, names: dict[int, str]) -> dict:
+    return {
+        "id": edge.pk, "source": edge.source_id, "source_name": names.get(edge.source_id, ""),
+        "relation": edge.relation, "target": edge.target_id,
+        "target_name": names.get(edge.target_id, ""),
+        "strength_at_touch": edge.strength_at_touch,
+        "last_touched_at": _iso(edge.last_touched_at), "confidence": edge.confidence,
+        "stability": edge.stability, "cardinality": edge.cardinality,
+        "expires_at": _iso(edge.expires_at), "dormant": edge.dormant,
+        "superseded_by": edge.superseded_by_id,
+    }
+
+
+def _delete_dependents(user, edge_ids: list[int]) -> None:
+    """What hangs off the edges (snippets, episode links, traversals — whatever points at an
+    edge), handled as its ``on_delete`` says; ``superseded_by`` is the caller's job."""
+    for relation in Edge._meta.related_objects:
+        model, field = relation.related_model, relation.field
+        if model is Edge:
+            continue
+        rows = model._base_manager.filter(**{f"{field.name}__in": edge_ids})
+        if any(f.name == "user" for f in model._meta.fields):
+            rows = rows.filter(user_id=user.pk)
+        if relation.on_delete is models.CASCADE:
+            rows.delete()
+        elif relation.on_delete is models.SET_NULL:
+            rows.update(**{field.name: None})
+        else:
+            raise NotImplementedError(
+                f"forgetting an edge does not know how to handle {model.__name__}.{field.name}")
+
+
+def _delete_edges(user, edges: list[Edge]) -> list[dict]:
+    """Delete ``edges`` and everything hanging off them; re-point the edges they superseded.
+
+    Returns ``[{"edge", "superseded_by"}]`` for each edge outside the set whose successor
+    changed (None: current again).
+    """
+    if not edges:
+        return []
+    gone = {e.pk: e for e in edges}
+    successor = {e.pk: e.superseded_by_id for e in edges}
+
+    def surviving(edge_id: int | None) -> int | None:
+        seen: set[int] = set()
+        while edge_id in successor and edge_id not in seen:
+            seen.add(edge_id)
+            edge_id = successor[edge_id]
+        return None if edge_id in successor else edge_id
+
+    orphans = list(Edge.objects.for_user(user).filter(superseded_by_id__in=list(gone))
+                   .exclude(pk__in=list(gone)).order_by("id"))
+    _delete_dependents(user, list(gone))
+    # One statement for the edges themselves: the foreign keys between them (and from the
+    # orphans) are checked at commit, so no edge is revived halfway — Django's own cascade
+    # would null ``superseded_by`` edge by edge and could clash with "one live edge per claim".
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"DELETE FROM {Edge._meta.db_table} WHERE user_id = %s AND id = ANY(%s)",
+            [user.pk, list(gone)],
+        )
+    if not orphans:
+        return []
+    revived_claims = {(e.source_id, e.relation, e.target_id) for e in orphans
+                      if surviving(e.superseded_by_id) is None}
+    live: dict[tuple, int] = {}
+    if revived_claims:
+        claim_filter = Q()
+        for source_id, relation, target_id in revived_claims:
+            claim_filter |= Q(source_id=source_id, relation=relation, target_id=target_id)
+        for pk, source_id, relation, target_id in (
+            Edge.objects.for_user(user).filter(superseded_by__isnull=True).filter(claim_filter)
+            .values_list("id", "source_id", "relation", "target_id")
+        ):
+            live[(source_id, relation, target_id)] = pk
+    changes = []
+    for edge in orphans:
+        new = surviving(edge.superseded_by_id)
+        if new is None:
+            claim = (edge.source_id, edge.relation, edge.target_id)
+            new = live.get(claim)
+            if new is None:
+                live[claim] = edge.pk
+        edge.superseded_by_id = new
+        changes.append({"edge": edge.pk, "superseded_by": new})
+    Edge.objects.bulk_update(orphans, ["superseded_by"])
+    return changes
+
+
+def forget_edge(*, user, edge, now: datetime) -> None:
+    """Delete ``edge`` (an Edge or id of ``user``'s) with its snippets, episode links and
+    traversals; record the forgotten row; drop its relation's key if no edge carries it."""
+    edge_id = edge.pk if isinstance(edge, Edge) else edge
+    with user_lock(user.pk):
+        edge = get_owned_or_404(Edge.objects.select_for_update(), user, pk=edge_id)
+        names = dict(Node.objects.for_user(user).filter(pk__in=[edge.source_id, edge.target_id])
+                     .values_list("id", "name"))
+        row = _edge_row(edge, names)
+        snippet = (Snippet.objects.for_user(user).filter(pk=edge.snippet_id)
+                   .values_list("text", flat=True).first())
+        row["snippet"] = snippet
+        repointed = _delete_edges(user, [edge])
+        keys.sync_relation_keys(user_id=user.pk, relations=[])
+        _record(user, CorrectionAction.FORGET_EDGE, "edge", edge_id, row,
+                {"repointed": repointed}, now)
+
+
+def forget_node(*, user, node, now: datetime) -> None:
+    """Delete ``node`` (a Node or id of ``user``'s), every edge touching it (as
+    ``forget_edge`` does), its episode links and keys. Merge decisions that kept it lose
+    their node (they can no longer be reverted).
+
+    Raises ``CorrectionError`` for the self node: it stands for the user (forget its
+    memories instead).
+    """
+    with user_lock(user.pk):
+        node = _locked_node(user, node)
+        if node.is_self:
+            raise CorrectionError(
+                "The node that stands for you cannot be forgotten; forget its memories "
+                "instead.")
+        edges = list(Edge.objects.for_user(user).select_for_update()
+                     .filter(Q(source=node) | Q(target=node)).order_by("id"))
+        ends = {e.source_id for e in edges} | {e.target_id for e in edges}
+        names = dict(Node.objects.for_user(user).filter(pk__in=ends).values_list("id", "name"))
+        before = {
+            **_node_state(node), "id": node.pk, "properties": node.properties,
+            "confidence": node.confidence, "provisional": node.provisional,
+            "edges": [_edge_row(e, names) for e in edges],
+        }
+        repointed = _delete_edges(user, edges)
+        node_id = node.pk
+        node.delete()
+        keys.sync_relation_keys(user_id=user.pk, relations=[])
+        _record(user, CorrectionAction.FORGET_NODE, "node", node_id, before,
+                {"repointed": repointed}, now)
