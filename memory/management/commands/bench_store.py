@@ -56,14 +56,17 @@ class TimedEncoder:
 
     def __init__(self, inner):
         self.inner, self.name, self.dim = inner, inner.name, inner.dim
-        self.seconds, self.texts = 0.0, 0
+        self.seconds, self.cpu_seconds, self.texts = 0.0, 0.0, 0
 
     def encode(self, texts):
-        started = time.perf_counter()
+        started, cpu = time.perf_counter(), time.process_time()
         try:
             return self.inner.encode(texts)
         finally:
             self.seconds += time.perf_counter() - started
+            # CPU time of this process (all torch threads): on a shared machine it shows
+            # how much of the wall time was the model's own work.
+            self.cpu_seconds += time.process_time() - cpu
             self.texts += len(texts)
 
 
@@ -173,7 +176,7 @@ class Command(BaseCommand):
             seconds = time.perf_counter() - started
             self.say(f"RESULT decay run {run}: {done} users, {created} edges, {flagged} "
                      f"flagged dormant in {seconds:.2f}s ({_rate(created, seconds)} edges, "
-                     f"{_rate(done, seconds)} users)")
+                     f"{_rate(done, seconds)} users); load average {self._load()}")
         self._delete_bench_users()
 
     # --- import --------------------------------------------------------------------------
@@ -203,7 +206,8 @@ class Command(BaseCommand):
             f"RESULT import: {summary} in {seconds:.2f}s ({_rate(summary.edges, seconds)} "
             f"edges); validate {parts['validate']:.2f}s, row SQL {parts['rows']:.2f}s, "
             f"embedding {timed.seconds:.2f}s ({timed.texts} texts, "
-            f"{_rate(timed.texts, timed.seconds)}), key SQL {key_sql:.2f}s"
+            f"{_rate(timed.texts, timed.seconds)}, {timed.cpu_seconds:.1f}s CPU), "
+            f"key SQL {key_sql:.2f}s; load average {self._load()}"
         )
 
     # --- accounts ------------------------------------------------------------------------

@@ -216,3 +216,16 @@ def test_the_daily_task_decays_every_user_at_the_current_time(alice, bob):
     assert decay_all_users() == {"users": 2, "edges_flagged": 1}
     assert Edge.objects.for_user(alice).get().dormant
     assert not Edge.objects.for_user(bob).get().dormant
+
+
+@pytest.mark.django_db(transaction=True)
+def test_decay_in_its_own_transaction_commits_and_keeps_later_commits_durable(alice):
+    # Outside any transaction decay_user owns its commit and relaxes only that commit's
+    # WAL wait (re-running decay redoes anything a crash could lose).
+    make_edges(alice, [{"stability": "ephemeral", "last_touched_at": days_ago(30)}])
+    assert not connection.in_atomic_block
+    assert decay_user(user_id=alice.pk, now=NOW) == 1
+    assert Edge.objects.for_user(alice).get().dormant
+    with connection.cursor() as cursor:
+        cursor.execute("SHOW synchronous_commit")
+        assert cursor.fetchone()[0] == "on"
