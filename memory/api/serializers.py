@@ -180,8 +180,12 @@ class FiredSerializer(serializers.Serializer):
 
 
 class ContextSnippetSerializer(serializers.Serializer):
+    """A snippet of an edge (``edge`` set) or, with the default Read, a passage from an earlier
+    conversation (``edge`` null, ``message`` the source message id)."""
+
     node = serializers.CharField(**RO)
-    edge = serializers.IntegerField(**RO)
+    edge = serializers.IntegerField(allow_null=True, **RO)
+    message = serializers.IntegerField(allow_null=True, required=False, **RO)
     text = serializers.CharField(**RO)
 
 

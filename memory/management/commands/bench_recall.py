@@ -249,8 +249,13 @@ class Command(BaseCommand):
         parser.add_argument("--seed-threshold", type=float, default=None,
                             help="override MEMORY_SEED_THRESHOLD for the timed Reads (to see "
                                  "how the seed count drives the cost); default: the setting")
+        parser.add_argument("--strategy", default=None,
+                            help="Read strategy to time (default: MEMORY_READ_STRATEGY)")
         parser.add_argument("--keep", action="store_true",
                             help="keep the bench accounts afterwards (to inspect them)")
+        parser.add_argument("--reuse", action="store_true",
+                            help="time the graph a previous --keep run left, if there is one "
+                                 "(no setup figures)")
 
     def handle(self, *args, **options):
         if settings.PRODUCTION:
@@ -266,14 +271,22 @@ class Command(BaseCommand):
         for size in sizes:
             rng = random.Random(options["seed"] * 1_000_003 + size)
             username = f"{BENCH_PREFIX}{size}"
-            self._drop(username)  # a previous, interrupted run
-            user = get_user_model().objects.create_user(username, f"{username}@example.invalid")
+            user = get_user_model().objects.filter(username=username).first()
+            if user is None or not options["reuse"]:
+                self._drop(username)  # a previous, interrupted run
+                user = get_user_model().objects.create_user(username,
+                                                            f"{username}@example.invalid")
+                built = False
+            else:
+                built = True
             try:
                 now = timezone.now()
-                setup = self._build(user, size, rng, now)
+                setup = None if built else self._build(user, size, rng, now)
                 overrides = {}
                 if options["seed_threshold"] is not None:
                     overrides["seed_threshold"] = options["seed_threshold"]
+                if options["strategy"] is not None:
+                    overrides["strategy"] = options["strategy"]
                 result = self._bench(user, size, options["messages"], rng, now,
                                      ReadOptions.from_settings(**overrides))
                 result["setup_s"] = setup
@@ -588,6 +601,7 @@ class Command(BaseCommand):
                 for label, (low, high) in SEED_BUCKETS.items()
             },
             "seed_threshold": options.seed_threshold,
+            "strategy": getattr(options, "strategy", "spec"),
             # Other work on the machine inflates every figure: recorded next to them.
             "machine": {"cpus": os.cpu_count(), "load_1m_before": round(load_before, 2),
                         "load_1m_after": round(os.getloadavg()[0], 2),
@@ -598,11 +612,13 @@ class Command(BaseCommand):
 
     def _summary(self, r: dict) -> str:
         read, st = r["read_ms"], r["stages_ms"]
+        setup = r["setup_s"]
         lines = [
-            f"== {r['nodes']} nodes · {r['edges']} edges · {r['keys']} keys ({r['scan']} scan) ==",
-            f"setup: generate {r['setup_s']['generate']}s · embed "
-            f"{r['setup_s']['distinct_surface_forms']} forms {r['setup_s']['embed']}s · "
-            f"insert {r['setup_s']['insert']}s · total {r['setup_s']['total']}s",
+            f"== {r['nodes']} nodes · {r['edges']} edges · {r['keys']} keys ({r['scan']} scan)"
+            f" · strategy {r['strategy']} ==",
+            f"setup: generate {setup['generate']}s · embed {setup['distinct_surface_forms']} "
+            f"forms {setup['embed']}s · insert {setup['insert']}s · total {setup['total']}s"
+            if setup else "setup: reused the graph of an earlier --keep run",
             f"first read (cold key cache): {r['first_read']['ms']:.1f} ms, "
             f"{r['first_read']['queries']} queries",
             f"read  ms over {r['messages']} messages: p50 {read['p50']} · p95 {read['p95']} · "

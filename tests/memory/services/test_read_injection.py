@@ -3,12 +3,21 @@
 import json
 
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 
 from memory.core.injection import RECOLLECTION_PREAMBLE
 from memory.services.read import ReadOptions, ReadRecord, recall
 from tests.memory.factories import T0, make_edge, make_node
 
 pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture(autouse=True)
+def spec_read(settings):
+    """These tests hold the Read to SPEC §5.1–§5.3 exactly: the "spec" strategy, whatever
+    MEMORY_READ_STRATEGY defaults to (other strategies add to it and have their own tests)."""
+    settings.MEMORY_READ_STRATEGY = "spec"
 
 NOW = T0
 RECORD_KEYS = ["words", "seeds", "fired", "memory_lines", "context_snippets", "crossed_edges",
@@ -32,6 +41,29 @@ def test_a_hot_node_brings_its_four_strongest_distinct_snippets(alice):
         "Joshua coaches the under-12 team", "Joshua moved to Lisbon in May",
         "Joshua hates cilantro", "Joshua has two cats"]
     assert {s["node"] for s in record.context_snippets} == {"Joshua"}
+
+
+def test_a_hot_hub_with_many_repeated_snippets_still_gets_four_distinct_ones(alice):
+    joshua = make_node(alice, "Joshua")
+    # 45 edges; the 36 strongest all carry the same words (more than the candidates shipped
+    # per hot node), the rest are distinct.
+    for i in range(45):
+        text = "we met at the climbing gym" if i < 36 else f"fact number {i}"
+        make_edge(alice, joshua, "KNOWS", make_node(alice, f"N{i}", "OTHER"),
+                  strength=100 - i, snippet=text)
+    recall(user=alice, message="joshua", now=NOW)  # warm the key cache
+
+    with CaptureQueriesContext(connection) as queries:
+        record = recall(user=alice, message="joshua", now=NOW)
+
+    # The 32 strongest candidates shipped with the last query were all alike, so one more
+    # query fetched the rest of Joshua's snippets; still within the bound.
+    ranked = [q for q in queries.captured_queries if "row_number()" in q["sql"]]
+    assert len(ranked) == 2 and len(queries.captured_queries) <= 7
+    assert [s["name"] for s in record.seeds] == ["Joshua"]
+    # The repeated text once (strongest copy), then the next three distinct ones by strength.
+    assert [s["text"] for s in record.context_snippets] == [
+        "we met at the climbing gym", "fact number 36", "fact number 37", "fact number 38"]
 
 
 def test_a_fired_node_below_the_context_threshold_brings_no_snippets(alice):

@@ -10,6 +10,13 @@ from tests.memory.factories import T0, make_edge, make_episode, make_node
 
 pytestmark = pytest.mark.django_db
 
+
+@pytest.fixture(autouse=True)
+def spec_read(settings):
+    """These tests hold the Read to SPEC §5.1–§5.3 exactly: the "spec" strategy, whatever
+    MEMORY_READ_STRATEGY defaults to (other strategies add to it and have their own tests)."""
+    settings.MEMORY_READ_STRATEGY = "spec"
+
 NOW = T0
 
 

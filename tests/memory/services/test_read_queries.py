@@ -9,6 +9,7 @@ import pytest
 from chat.models import Conversation
 from memory.core.activation import EdgeView, apply_co_episode_bonus, select_fired, spread
 from memory.core.decay import is_live, strength_at
+from memory.core.injection import LineEdge, context_snippets, memory_lines
 from memory.models import (
     Edge,
     EdgeEpisode,
@@ -25,6 +26,13 @@ from memory.services.read import ReadOptions, recall
 from tests.memory.factories import T0
 
 pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture(autouse=True)
+def spec_read(settings):
+    """These tests hold the Read to SPEC §5.1–§5.3 exactly: the "spec" strategy, whatever
+    MEMORY_READ_STRATEGY defaults to (other strategies add to it and have their own tests)."""
+    settings.MEMORY_READ_STRATEGY = "spec"
 
 NOW = T0
 FIRST = ["Joshua", "Priya", "Mateo", "Olivia", "Kenji", "Amara", "Lars", "Ines", "Tomasz",
@@ -70,9 +78,12 @@ def build_graph(user, *, nodes: int, edges: int, hub_degree: int, seed: int = 1)
             dormant=rng.random() < 0.05, created_at=NOW,
         ))
     made_edges = Edge.objects.bulk_create(rows)
+    # Half the snippets repeat one of five texts, so de-duplication has work to do.
     snippets = Snippet.objects.bulk_create(
-        Snippet(user=user, edge=edge, text=f"snippet {edge.pk} {edge.relation.lower()}",
-                created_at=NOW) for edge in made_edges
+        Snippet(user=user, edge=edge, created_at=NOW,
+                text=(f"note {edge.pk % 5}" if rng.random() < 0.5
+                      else f"snippet {edge.pk} {edge.relation.lower()}"))
+        for edge in made_edges
     )
     for edge, snippet in zip(made_edges, snippets, strict=True):
         edge.snippet = snippet
@@ -94,7 +105,10 @@ def snapshot(user) -> dict:
 
 
 def test_a_read_with_a_hub_in_reach_takes_at_most_six_queries(
-        alice, django_assert_max_num_queries):
+        alice, django_assert_max_num_queries, settings):
+    # The SPEC §5 Read; the default strategy's passages cost one query more (tested in
+    # tests/memory/bench/test_locomo_default_read.py).
+    settings.MEMORY_READ_STRATEGY = "spec"
     made = build_graph(alice, nodes=120, edges=200, hub_degree=100)
     hub_edges = [e for e in Edge.objects.for_user(alice).filter(source=made[0])
                  if e.superseded_by_id is None and not e.dormant and is_live(
@@ -116,7 +130,8 @@ def test_a_read_with_a_hub_in_reach_takes_at_most_six_queries(
     assert len(hub_edges) > 30  # of 100: the rest decayed, expired or were flagged
 
 
-def test_logging_traversals_adds_one_query(alice, django_assert_max_num_queries):
+def test_logging_traversals_adds_one_query(alice, django_assert_max_num_queries, settings):
+    settings.MEMORY_READ_STRATEGY = "spec"  # as above
     made = build_graph(alice, nodes=60, edges=80, hub_degree=30)
     conversation = Conversation.objects.create(user=alice, started_at=NOW)
     recall(user=alice, message=made[1].name, now=NOW)  # warm the key cache
@@ -177,12 +192,14 @@ def test_an_incognito_conversation_logs_no_traversals(alice):
 def core_on_whole_graph(user, seed_ids, options: ReadOptions):
     """The reference: every live edge (judged in Python by memory.core.decay) and every
     episode membership of the user, straight into the core."""
-    edges = []
-    for e in Edge.objects.for_user(user):
+    edges, line_edges = [], []
+    for e in Edge.objects.for_user(user).select_related("snippet"):
         strength = strength_at(e.strength_at_touch, e.stability, e.last_touched_at, NOW)
         if is_live(strength, stability=e.stability, expires_at=e.expires_at, now=NOW,
                    dormant=e.dormant, superseded=e.superseded_by_id is not None):
             edges.append(EdgeView(e.pk, e.source_id, e.target_id, e.relation, strength))
+            line_edges.append(LineEdge(e.pk, e.source_id, e.target_id, e.relation, strength,
+                                       e.snippet.text if e.snippet else None))
     acts, crossed = spread(seed_ids, edges, hops=options.hops, factor=options.spread_factor)
     episodes: dict[int, list[int]] = {}
     for node_id, episode_id in NodeEpisode.objects.for_user(user).values_list("node_id",
@@ -192,7 +209,12 @@ def core_on_whole_graph(user, seed_ids, options: ReadOptions):
                                   bonus=options.co_episode_bonus)
     fired = select_fired(acts, threshold=options.fire_threshold, budget=options.budget,
                          forward_share=options.forward_share)
-    return [(a.node_id, round(a.score, 4), a.direction, a.hop) for a in fired], crossed
+    names = dict(Node.objects.for_user(user).values_list("id", "name"))
+    lines = [line for _, line in memory_lines([a.node_id for a in fired], line_edges, names)]
+    snippets = context_snippets(fired, line_edges, names, threshold=options.context_threshold,
+                                per_node=options.snippets_per_node)
+    return ([(a.node_id, round(a.score, 4), a.direction, a.hop) for a in fired], crossed,
+            lines, snippets)
 
 
 @pytest.mark.parametrize("options", [
@@ -210,7 +232,9 @@ def test_the_service_fires_what_the_core_fires_on_the_whole_graph(alice, options
         seed_ids = [names[s["name"]] for s in record.seeds]
         assert seed_ids, message
 
-        fired, crossed = core_on_whole_graph(alice, seed_ids, options)
+        fired, crossed, lines, snippets = core_on_whole_graph(alice, seed_ids, options)
 
         assert [(f["id"], f["score"], f["direction"], f["hop"]) for f in record.fired] == fired
         assert record.crossed_edges == crossed
+        assert record.memory_lines == lines
+        assert record.context_snippets == snippets

@@ -18,6 +18,13 @@ from tests.memory.factories import T0, make_edge, make_node
 
 pytestmark = pytest.mark.django_db
 
+
+@pytest.fixture(autouse=True)
+def spec_read(settings):
+    """These tests hold the Read to SPEC §5.1–§5.3 exactly: the "spec" strategy, whatever
+    MEMORY_READ_STRATEGY defaults to (other strategies add to it and have their own tests)."""
+    settings.MEMORY_READ_STRATEGY = "spec"
+
 NOW = T0
 
 
@@ -198,7 +205,35 @@ def test_hnsw_preselection_finds_the_same_seeds_as_the_exact_scan(alice, setting
         assert [f["id"] for f in a.fired] == [f["id"] for f in e.fired]
 
 
-def test_a_user_shrinking_below_the_hnsw_threshold_goes_back_to_the_exact_scan(alice, settings):
+def test_a_large_users_new_key_seeds_at_once(alice, settings):
+    _people(alice, 60)
+    read.clear_key_cache()
+    settings.EXACT_SCAN_MAX_KEYS = 50
+    assert "Zanzibar" not in seeds(recall(user=alice, message="zanzibar", now=NOW))
+
+    make_node(alice, "Zanzibar", "PLACE")  # within the μ recheck interval
+
+    assert seeds(recall(user=alice, message="zanzibar", now=NOW)) == {"Zanzibar": "Zanzibar"}
+
+
+def test_a_large_users_mean_follows_the_keys_once_rechecked(alice, settings, monkeypatch):
+    _people(alice, 60)
+    read.clear_key_cache()
+    settings.EXACT_SCAN_MAX_KEYS = 50
+    monkeypatch.setattr(read, "_MEAN_RECHECK_SECONDS", 0.0)
+    recall(user=alice, message="linda", now=NOW)
+    make_node(alice, "Zanzibar", "PLACE")
+
+    recall(user=alice, message="linda", now=NOW)
+
+    vectors = np.array(MemoryKey.objects.for_user(alice).values_list("embedding", flat=True))
+    cached = read._cache[read._cache_key(alice.pk)]
+    np.testing.assert_allclose(cached.mean, vectors.mean(axis=0), atol=1e-5)
+    assert cached.signature[0] == len(vectors)
+
+
+def test_a_user_shrinking_below_the_hnsw_threshold_goes_back_to_the_exact_scan(
+        alice, settings, monkeypatch):
     _people(alice, 60)
     read.clear_key_cache()
     settings.EXACT_SCAN_MAX_KEYS = 50
@@ -206,6 +241,7 @@ def test_a_user_shrinking_below_the_hnsw_threshold_goes_back_to_the_exact_scan(a
     assert read._cache[read._cache_key(alice.pk)].large
 
     settings.EXACT_SCAN_MAX_KEYS = 100
+    monkeypatch.setattr(read, "_MEAN_RECHECK_SECONDS", 0.0)  # the next check is due
     record = recall(user=alice, message="linda", now=NOW)
 
     assert not read._cache[read._cache_key(alice.pk)].large

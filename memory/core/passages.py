@@ -1,0 +1,207 @@
+"""Passages: the best-matching sentences of past conversations (the ``default`` Read strategy).
+
+Extraction keeps only what its patterns or the model turned into edges; the rest of a
+conversation stays in its messages (an episode keeps its conversation). The ``default`` Read
+therefore also scores every sentence of the user's earlier, ended conversations against the
+message and injects the best few, verbatim, after the graph's own snippets. Measured on
+LoCoMo-format conversations (docs/BENCHMARKS.md, "LoCoMo evidence recall").
+
+Everything here is pure: sentence splitting, a BM25 index over sentences, the hybrid score
+and the ``[CONTEXT]`` lines. The service loads the rows and the vectors.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from memory.core.injection import format_block, neutralise_tags
+from memory.core.words import STOP_WORDS
+
+__all__ = [
+    "LexicalIndex",
+    "Passage",
+    "format_with_passages",
+    "hybrid_scores",
+    "lexical_terms",
+    "passage_line",
+    "select_passages",
+    "split_sentences",
+]
+
+# A sentence ends at a run of . ! ? … (with closing quotes or brackets) followed by white space
+# and an upper-case letter or a digit (optionally behind an opening quote); a line break always
+# ends one. A lone dot after a short title ("Mrs. Okafor") is not an end.
+_BOUNDARY = re.compile(r"""[.!?…]+["'”’)\]]*(?=\s+["'“‘(\[]?[A-Z0-9])""")
+_TITLES = {"mr", "mrs", "ms", "dr", "prof", "st", "mt", "jr", "sr", "vs", "no", "fig"}
+_TOKEN = re.compile(r"[^\W_]+")
+
+
+def split_sentences(text: str) -> list[str]:
+    """The sentences of ``text``, stripped, in order; each is a verbatim slice of ``text``.
+
+    Rule-based (no model, microseconds per message): see ``_BOUNDARY`` above.
+    """
+    out: list[str] = []
+    for line in text.splitlines():
+        start = 0
+        for match in _BOUNDARY.finditer(line):
+            words = line[start:match.end()].split()
+            if match.group(0) == "." and words and words[-1][:-1].lower() in _TITLES:
+                continue
+            piece = line[start:match.end()].strip()
+            if piece:
+                out.append(piece)
+            start = match.end()
+        tail = line[start:].strip()
+        if tail:
+            out.append(tail)
+    return out
+
+
+def lexical_terms(text: str) -> list[str]:
+    """Lowercase content tokens with repeats (``memory.core.words`` without de-duplication)."""
+    return [t for t in _TOKEN.findall(text.lower()) if len(t) >= 2 and t not in STOP_WORDS]
+
+
+class LexicalIndex:
+    """Okapi BM25 (k1 = 1.5, b = 0.75, idf = ln(1 + (N − n + 0.5)/(n + 0.5))) over passages.
+
+    Built once per cached passage set; ``scores`` is one sparse pass over the postings of the
+    query's distinct terms, so a Read costs O(postings of its words), not O(passages).
+    """
+
+    def __init__(self, documents: Sequence[Sequence[str]], *, k1: float = 1.5, b: float = 0.75):
+        self.n = len(documents)
+        lengths = np.fromiter((len(d) for d in documents), dtype=np.float64, count=self.n)
+        avgdl = float(lengths.mean()) if self.n and lengths.sum() else 1.0
+        norms = k1 * (1.0 - b + b * lengths / avgdl)
+        postings: dict[str, tuple[list[int], list[float]]] = {}
+        for i, document in enumerate(documents):
+            for term, f in Counter(document).items():
+                ids, weights = postings.setdefault(term, ([], []))
+                ids.append(i)
+                weights.append(f * (k1 + 1.0) / (f + norms[i]))
+        self._k1 = k1
+        self._idf = {term: math.log(1.0 + (self.n - len(ids) + 0.5) / (len(ids) + 0.5))
+                     for term, (ids, _) in postings.items()}
+        self._postings = {
+            term: (np.asarray(ids, dtype=np.int64),
+                   np.asarray(weights) * math.log(1.0 + (self.n - len(ids) + 0.5)
+                                                  / (len(ids) + 0.5)))
+            for term, (ids, weights) in postings.items()
+        }
+
+    def ceiling(self, terms: Sequence[str]) -> float:
+        """An upper bound of any passage's score for ``terms``: Σ idf · (k1 + 1) over the
+        distinct terms the index knows (a term's weight tends to idf · (k1 + 1) as its count
+        grows)."""
+        return sum(self._idf.get(term, 0.0) for term in dict.fromkeys(terms)) * (self._k1 + 1)
+
+    def scores(self, terms: Sequence[str]) -> np.ndarray:
+        out = np.zeros(self.n, dtype=np.float64)
+        for term in dict.fromkeys(terms):
+            posting = self._postings.get(term)
+            if posting is not None:
+                out[posting[0]] += posting[1]
+        return out
+
+
+def hybrid_scores(dense: np.ndarray, lexical: np.ndarray, *, lexical_weight: float,
+                  scale: float | None = None, boost: np.ndarray | None = None) -> np.ndarray:
+    """``dense + lexical_weight · lexical / scale (+ boost)`` per passage.
+
+    ``dense``: cosine of the message and each passage (unit vectors), in [−1, 1]; ``lexical``:
+    BM25 scores (≥ 0) divided by ``scale`` — ``LexicalIndex.ceiling`` of the message's words,
+    so a passage sharing only a word found everywhere gains little (default: the best score of
+    this Read); ``boost``: optional additive evidence per passage.
+    """
+    dense = np.asarray(dense, dtype=np.float64)
+    lexical = np.asarray(lexical, dtype=np.float64)
+    top = scale if scale is not None else (float(lexical.max()) if lexical.size else 0.0)
+    out = dense + (lexical_weight * lexical / top if top > 0 else 0.0)
+    if boost is not None:
+        out = out + boost
+    return out
+
+
+def select_passages(scores: np.ndarray, texts: Sequence[str], *, limit: int, threshold: float,
+                    exclude: Sequence[str] = (), allowed: np.ndarray | None = None,
+                    groups: Sequence[int] | None = None, per_group: int = 0,
+                    instead: Sequence[int] | None = None) -> list[int]:
+    """Indexes of the best passages: score ≥ ``threshold``, at most ``limit``, best first
+    (ties: lower index first), white-space-normalised text not already in ``exclude`` (the
+    graph's snippets) nor taken; ``allowed`` masks out passages (e.g. the current
+    conversation's); with ``groups`` (e.g. the source message of each passage) and
+    ``per_group`` > 0, at most that many passages per group, so the budget spreads over turns.
+    ``instead[i]`` ≥ 0 names the passage to take in place of passage i when i qualifies (a
+    question answered by the next turn: the answer holds the information).
+    """
+    if limit <= 0 or not len(scores):
+        return []
+    seen = {" ".join(text.split()) for text in exclude}
+    taken: Counter = Counter()
+    order = np.lexsort((np.arange(len(scores)), -np.asarray(scores)))
+    out: list[int] = []
+    for i in order:
+        i = int(i)
+        if scores[i] < threshold:
+            break
+        if allowed is not None and not allowed[i]:
+            continue
+        if instead is not None and instead[i] >= 0:
+            i = int(instead[i])
+            if allowed is not None and not allowed[i]:
+                continue
+        if groups is not None and per_group > 0 and taken[groups[i]] >= per_group:
+            continue
+        key = " ".join(texts[i].split())
+        if key in seen:
+            continue
+        seen.add(key)
+        if groups is not None:
+            taken[groups[i]] += 1
+        out.append(i)
+        if len(out) >= limit:
+            break
+    return out
+
+
+@dataclass(frozen=True)
+class Passage:
+    """A sentence surfaced from a past turn: who said it (``""``: the user), when, verbatim."""
+
+    message_id: int
+    speaker: str
+    said_on: str  # the turn's date, e.g. "27 May 2023"
+    text: str
+
+
+def passage_line(passage: Passage) -> str:
+    """``- Priya, 27 May 2023: "<sentence as a JSON string>"`` (``- you, …`` for the user).
+
+    The attribution is folded to one line and tag-neutralised like every stored text, and the
+    sentence is JSON-quoted, so neither can break the block's structure."""
+    who = " ".join(neutralise_tags(passage.speaker).split()) or "you"
+    text = json.dumps(neutralise_tags(passage.text), ensure_ascii=False)
+    return f"- {who}, {passage.said_on}: {text}"
+
+
+def format_with_passages(lines: Sequence[str], snippets: Sequence[str],
+                         passages: Sequence[Passage]) -> str:
+    """``memory.core.injection.format_block`` with one ``passage_line`` per passage appended
+    inside ``[CONTEXT]``, after the graph's snippets; ``""`` when all three are empty."""
+    block = format_block(lines, snippets)
+    if not passages:
+        return block
+    extra = [passage_line(passage) for passage in passages]
+    if not block:
+        return "\n".join(["[MEMORY]", "[/MEMORY]", "[CONTEXT]", *extra, "[/CONTEXT]"])
+    head, _, _ = block.rpartition("\n[/CONTEXT]")
+    return "\n".join([head, *extra, "[/CONTEXT]"])

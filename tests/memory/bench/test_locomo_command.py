@@ -1,0 +1,93 @@
+"""``manage.py bench_locomo`` end to end on the bundled sample: the real Write path (offline spaCy
+extraction, decay between sessions), the real Read and sentence model, the exact JSON shape."""
+
+import json
+from io import StringIO
+from pathlib import Path
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.core.management import CommandError, call_command
+
+from chat.models import Message
+from memory.models import Episode, ExtractionStatus
+
+SAMPLE = Path(__file__).resolve().parents[3] / "memory" / "bench" / "fixtures" / \
+    "locomo_sample.json"
+SYSTEM = {"recall", "tokens", "p50_ms", "p95_ms"}
+SYSTEMS = ["pegasus", "bm25@5", "bm25@10", "bm25@match", "dense@5", "dense@10", "dense@match",
+           "full_context"]
+
+pytestmark = pytest.mark.django_db
+
+
+def test_json_output_has_exactly_the_documented_shape_and_cleans_up(settings, alice):
+    settings.ANTHROPIC_API_KEY = "sk-test-not-used"  # --extractor offline hides it for the run
+    out, err = StringIO(), StringIO()
+
+    call_command("bench_locomo", str(SAMPLE), "--samples", "1", "--json", stdout=out,
+                 stderr=err)
+
+    result = json.loads(out.getvalue())
+    assert list(result) == ["systems", "by_category", "questions", "skipped_evidence"]
+    assert list(result["systems"]) == SYSTEMS
+    for name, row in result["systems"].items():
+        assert set(row) == ({"tokens"} if name == "full_context" else SYSTEM), name
+        assert all(isinstance(value, float | int) and value >= 0 for value in row.values())
+    assert list(result["by_category"]) == ["1", "2", "3", "4"]
+    assert all(list(table) == SYSTEMS for table in result["by_category"].values())
+    # Sample 1: 13 questions in categories 1-4 (two of category 5 are excluded); one
+    # evidence id ("D2-8") is malformed.
+    assert (result["questions"], result["skipped_evidence"]) == (13, 1)
+    systems = result["systems"]
+    assert 0.0 <= systems["pegasus"]["recall"] <= 1.0
+    assert systems["full_context"]["tokens"] > 5 * systems["pegasus"]["tokens"] > 0
+    assert systems["bm25@10"]["tokens"] > systems["bm25@5"]["tokens"]
+    assert "questions: 13/13" in err.getvalue()
+    # The throwaway account, its turns and episodes are gone; nobody else was touched.
+    assert list(get_user_model().objects.values_list("username", flat=True)) == ["alice"]
+    assert not Message.objects.exists() and not Episode.objects.exists()
+
+
+def test_the_replay_extracts_every_session_with_speakers_at_its_date():
+    from chat.models import Conversation
+    from memory.bench import locomo
+    from memory.models import Node
+
+    sample = locomo.load_file(SAMPLE)[1]
+    user = locomo.create_user(1)
+
+    end = locomo.replay(sample, user=user)
+
+    conversations = list(Conversation.objects.for_user(user).order_by("started_at"))
+    assert [c.started_at.date().isoformat() for c in conversations] == [
+        "2023-03-14", "2023-04-02", "2023-04-21"]
+    episodes = [Episode.objects.get(conversation=c) for c in conversations]
+    assert [e.status for e in episodes] == [ExtractionStatus.DONE] * 3
+    assert [e.extractor for e in episodes] == ["offline-spacy"] * 3
+    assert episodes[-1].ended_at == end == conversations[-1].ended_at
+    turns = Message.objects.for_user(user).order_by("created_at")
+    assert [(m.speaker, m.external_id) for m in turns[:2]] == [("Marcus", "D1:1"),
+                                                               ("Elena", "D1:2")]
+    assert turns.count() == len(sample.turns)
+    # First person resolved to the speaker: both speakers are people of the graph, and the
+    # account holder (nobody in the dialogue) has no self node.
+    people = set(Node.objects.for_user(user).filter(kind="PERSON").values_list("name",
+                                                                                flat=True))
+    assert {"Marcus", "Elena"} <= people
+    assert not Node.objects.for_user(user).filter(is_self=True).exists()
+
+
+def test_a_file_that_is_not_locomo_is_refused(tmp_path):
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"not": "a list"}')
+
+    with pytest.raises(CommandError, match="a JSON list"):
+        call_command("bench_locomo", str(bad))
+
+
+def test_the_anthropic_extractor_needs_a_key(settings):
+    settings.ANTHROPIC_API_KEY = ""
+
+    with pytest.raises(CommandError, match="ANTHROPIC_API_KEY"):
+        call_command("bench_locomo", str(SAMPLE), "--extractor", "anthropic")
