@@ -22,10 +22,6 @@ from pathlib import Path
 import pytest
 from django.db import connection
 
-# Playwright's sync API keeps an event loop running in this thread; the ORM calls made by
-# fixtures and assertions here are still plain synchronous code (SPEC §2 names this setting).
-os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
-
 BASE = Path(__file__).resolve().parents[2]
 SCREENSHOTS = BASE / "var" / "screenshots"
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
@@ -119,6 +115,14 @@ def live_stack(transactional_db):
                 "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
                 "WHERE datname = current_database() AND pid <> pg_backend_pid()"
             )
+
+
+@pytest.fixture(autouse=True)
+def allow_sync_orm_beside_playwright(monkeypatch):
+    """Playwright's sync API keeps an event loop running in this thread; the ORM calls made by
+    fixtures and assertions here are still plain synchronous code (SPEC §2 names this
+    setting). Scoped to browser tests so it never leaks into other tests' subprocesses."""
+    monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
 
 
 @pytest.fixture

@@ -9,7 +9,9 @@ BASE = Path(__file__).resolve().parents[2]
 
 
 def _manage(*args: str, **env: str) -> subprocess.CompletedProcess:
-    full_env = {k: v for k, v in os.environ.items() if k not in {"SECRET_KEY", "DEBUG"}}
+    # Test-process settings must not leak into the production check.
+    dropped = {"SECRET_KEY", "DEBUG", "DJANGO_ALLOW_ASYNC_UNSAFE"}
+    full_env = {k: v for k, v in os.environ.items() if k not in dropped}
     full_env.update(env)
     return subprocess.run(
         [sys.executable, "manage.py", *args], cwd=BASE, env=full_env,
