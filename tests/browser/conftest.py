@@ -108,13 +108,6 @@ def live_stack(transactional_db):
         yield stack
     finally:
         stack.close()
-        # A killed process's backend can outlive it by a moment; end such sessions so the
-        # test database can be flushed and dropped.
-        with connection.cursor() as cursor:
-            cursor.execute(
-                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
-                "WHERE datname = current_database() AND pid <> pg_backend_pid()"
-            )
 
 
 @pytest.fixture(autouse=True)

@@ -34,8 +34,11 @@ def render(record: ReadRecord) -> str:
     out.append(f"memory lines ({len(record.memory_lines)}):")
     out.extend(f"  {line}" for line in record.memory_lines)
     out.append(f"context snippets ({len(record.context_snippets)}):")
-    out.extend(f"  [{s['node']}, edge #{s['edge']}] {json.dumps(s['text'], ensure_ascii=False)}"
-               for s in record.context_snippets)
+    for snippet in record.context_snippets:
+        # Graph snippets cite their edge; other strategies may add quotes that cite none.
+        source = snippet["node"] if snippet.get("edge") is None else (
+            f"{snippet['node']}, edge #{snippet['edge']}")
+        out.append(f"  [{source}] {json.dumps(snippet['text'], ensure_ascii=False)}")
     out.append(f"crossed edges ({len(record.crossed_edges)}): "
                + (", ".join(str(e) for e in record.crossed_edges) or "-"))
     out.append("timings: " + " · ".join(f"{stage} {ms:.2f} ms"
