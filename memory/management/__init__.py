@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import sys
 from datetime import datetime
 
 from django.contrib.auth import get_user_model
@@ -34,3 +36,23 @@ def parse_now(value: str | None) -> datetime:
             f"--now {value!r} needs a UTC offset (e.g. 2026-01-01T00:00:00+00:00 or ...Z)"
         )
     return parsed
+
+
+def read_json_file(path: str):
+    """Parse the JSON in ``path`` (``-`` = standard input); a one-line CommandError otherwise."""
+    try:
+        if path == "-":
+            text = sys.stdin.read()
+        else:
+            with open(path, encoding="utf-8") as handle:
+                text = handle.read()
+    except OSError as exc:
+        raise CommandError(f"cannot read {path}: {exc.strerror or exc}") from None
+    except UnicodeDecodeError:
+        raise CommandError(f"{path} is not UTF-8 text") from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise CommandError(
+            f"{path} is not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}"
+        ) from None

@@ -4,13 +4,11 @@ nodes changes nothing and exits with a one-line reason."""
 
 from __future__ import annotations
 
-import json
-import sys
 import time
 
 from django.core.management.base import BaseCommand, CommandError
 
-from memory.management import get_account, parse_now
+from memory.management import get_account, parse_now, read_json_file
 from memory.services.graph_io import GraphFormatError, import_graph
 
 
@@ -26,22 +24,7 @@ class Command(BaseCommand):
         user = get_account(options["user"])
         now = parse_now(options["now"])
         path = options["file"]
-        try:
-            if path == "-":
-                text = sys.stdin.read()
-            else:
-                with open(path, encoding="utf-8") as handle:
-                    text = handle.read()
-        except OSError as exc:
-            raise CommandError(f"cannot read {path}: {exc.strerror or exc}") from None
-        except UnicodeDecodeError:
-            raise CommandError(f"{path} is not UTF-8 text") from None
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise CommandError(
-                f"{path} is not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}"
-            ) from None
+        data = read_json_file(path)
         started = time.perf_counter()
         try:
             summary = import_graph(

@@ -9,12 +9,11 @@ message ids of the account's own chat turns (others are unknown and dropped)."""
 from __future__ import annotations
 
 import json
-import sys
 
 from django.core.management.base import BaseCommand, CommandError
 
 from memory.core.cleaning import BatchError
-from memory.management import get_account, parse_now
+from memory.management import get_account, parse_now, read_json_file
 from memory.services.write import commit_batch
 
 
@@ -31,22 +30,7 @@ class Command(BaseCommand):
         user = get_account(options["user"])
         now = parse_now(options["now"])
         path = options["file"]
-        try:
-            if path == "-":
-                text = sys.stdin.read()
-            else:
-                with open(path, encoding="utf-8") as handle:
-                    text = handle.read()
-        except OSError as exc:
-            raise CommandError(f"cannot read {path}: {exc.strerror or exc}") from None
-        except UnicodeDecodeError:
-            raise CommandError(f"{path} is not UTF-8 text") from None
-        try:
-            batch = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise CommandError(
-                f"{path} is not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}"
-            ) from None
+        batch = read_json_file(path)
         try:
             summary = commit_batch(user=user, batch=batch, now=now)
         except BatchError as exc:
