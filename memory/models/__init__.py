@@ -9,6 +9,7 @@ from memory.models.nodes import Node, NodeEpisode, NodeKind
 from memory.models.owned import OwnedQuerySet, get_owned_or_404
 from memory.models.snippets import Snippet
 from memory.models.traversals import Traversal
+from memory.models.versions import GraphVersion
 
 __all__ = [
     "Cardinality",
@@ -18,6 +19,7 @@ __all__ = [
     "EdgeEpisode",
     "Episode",
     "ExtractionStatus",
+    "GraphVersion",
     "MemoryKey",
     "MergeDecision",
     "MergeStatus",

@@ -7,17 +7,20 @@ and changes nothing except appending the Traversal rows of its conversation (SPE
 
 Queries per Read (no conversation), whatever the size of the graph:
 
-1. the user's keys: only a signature when the in-process key cache is current, the key
-   vectors when it is not; above ``EXACT_SCAN_MAX_KEYS`` keys, the HNSW candidates instead
+1. the user's keys: only the user's graph version when the in-process key cache is current,
+   the key vectors when it is not; above ``EXACT_SCAN_MAX_KEYS`` keys, the HNSW candidates instead
    (the first Read of such a user in a process pays one more query to learn its size);
-2. what the seeding keys point at, and the live edges of seeding relation labels;
-3. the live edges incident to the seeds, and 4. to the nodes they reach (one query per hop);
-5. the episodes that decide the co-episode bonus (skipped when no contender can gain it);
-6. names of the seeds and fired nodes, and the live edges among them with their snippets.
+2. the user's graph version — and, only when it changed since this process last saw it, the
+   whole snapshot the spreading walks (``memory.services.snapshot``): nodes, conducting
+   edges, episode memberships, what each key points at;
+3. names of the fired nodes, and the live edges among them with their snippets (+ 1 when a
+   hot node's strongest snippets are all repeats).
 
-So at most 6 with the default two hops, + 1 INSERT for the Traversal rows when a
-conversation is given. Every query filters on the user's id; ids travel as one typed array
-per query, never one query per node or edge.
+Seeding resolution, spreading and the co-episode bonus then run in memory over the snapshot
+(``memory.core.activation_arrays``, held equal to ``memory.core.activation``), so a Read that
+seeds thousands of nodes costs milliseconds, not a query per hop. + 1 INSERT for the
+Traversal rows when a conversation is given; + 1 query for passages (strategy "default").
+Every query filters on the user's id.
 """
 
 from __future__ import annotations
@@ -34,13 +37,8 @@ from django.conf import settings
 from django.db import connection
 
 from memory import embedding
-from memory.core.activation import (
-    Activation,
-    EdgeView,
-    apply_co_episode_bonus,
-    select_fired,
-    spread,
-)
+from memory.core.activation import FORWARD, REVERSE, SEED, Activation, select_fired
+from memory.core.activation_arrays import co_episode_gainers, spread_arrays
 from memory.core.injection import LineEdge, context_snippets, memory_lines
 from memory.core.passages import (
     LexicalIndex,
@@ -59,8 +57,8 @@ from memory.core.seeding import (
     select_seed_keys,
 )
 from memory.core.words import content_words
-from memory.models import Edge, MemoryKey, Node, NodeEpisode, Snippet, Traversal
-from memory.services.decay import current_strength_sql, dormancy_sql
+from memory.models import Edge, GraphVersion, MemoryKey, Node, Snippet, Traversal
+from memory.services.snapshot import GraphSnapshot, clear_snapshot_cache, load_snapshot
 
 __all__ = ["STRATEGIES", "ReadOptions", "ReadRecord", "clear_key_cache", "recall"]
 
@@ -164,44 +162,47 @@ class ReadRecord:
 #
 # Scoring every key exactly (SPEC §5.1 step 3) needs the user's whole key matrix, centred on
 # its mean. Fetching and centring 10 000 vectors costs far more than a Read may take, so each
-# process keeps the centred matrix per user and only checks, in the same query, whether the
-# user's keys changed since. The signature (row count, highest id, a checksum of every row
-# version's creating transaction and command — xmin, cmin) changes on every insert (ids only
-# grow), delete (count, or id when paired with an insert) and update (the new row version
-# carries the updating transaction's xid, or a later command id within one transaction), so
-# a stale matrix is never used; a spurious change only costs a reload.
-# Only vectors and ids are cached: what a key points at (node, relation) is read fresh for
-# the keys that seed, so merges that move keys between nodes are seen at once.
+# process keeps the centred matrix per user, tagged with the user's graph version
+# (``memory.models.GraphVersion``: bumped by database triggers on every statement that touches
+# the user's keys, nodes, edges, memberships or snippets, never reusing a value). Each Read
+# reads the version, and the vectors only when it moved, in one query. So a stale matrix is
+# never used; a write that did not touch the keys only costs a reload.
+# Only vectors and ids are cached here: what a key points at (node, relation) comes from the
+# graph snapshot of the same version (memory.services.snapshot).
 
-_CACHE_MAX_ROWS = 100_000
-"""Total key rows cached per process (≈ 150 MB of float32 at 384 dimensions); LRU by user."""
+_CACHE_MAX_ROWS_DEFAULT = 500_000
+"""Key rows cached per process unless ``settings.MEMORY_KEY_CACHE_ROWS`` says otherwise
+(1.5 KB each in float32 at 384 dimensions: ≈ 770 MB, enough for 50 users of 10 000 nodes);
+LRU by user."""
 
 _ZERO_NORM = 1e-6  # as in memory.core.seeding: a centred vector this short has no direction
 
 
 @dataclass(frozen=True)
 class _KeySet:
-    signature: tuple[int, ...]  # (count, max id, Σ xmin, Σ cmin)
-    large: bool  # above EXACT_SCAN_MAX_KEYS: HNSW pre-selection, only μ is cached
+    version: int  # the user's graph version the entry was read at
+    n: int  # how many keys the user had
+    threshold: int  # EXACT_SCAN_MAX_KEYS when the exact-or-HNSW decision was taken
+    large: bool  # n > threshold: HNSW pre-selection, only μ is cached
     mean: np.ndarray | None  # μ over all the user's keys (d,)
     ids: np.ndarray | None = None  # key ids, ascending (exact path only)
     centred: np.ndarray | None = None  # normalise(M − μ), one row per id (exact path only)
-    checked_at: float = 0.0  # time.monotonic() of the last signature check (large users)
 
     @property
     def rows(self) -> int:
         return 0 if self.ids is None else len(self.ids)
 
 
-_NO_SIGNATURE = (-1, -1, -1, -1)
 _cache: OrderedDict[tuple, _KeySet] = OrderedDict()
 _cache_lock = threading.Lock()
 
 
 def clear_key_cache() -> None:
-    """Forget every cached key matrix (tests, benchmarks; never needed for correctness)."""
+    """Forget every cached key matrix and graph snapshot (tests, benchmarks; never needed for
+    correctness)."""
     with _cache_lock:
         _cache.clear()
+    clear_snapshot_cache()
 
 
 def _cache_key(user_id: int) -> tuple:
@@ -218,11 +219,12 @@ def _cache_get(key: tuple) -> _KeySet | None:
 
 
 def _cache_put(key: tuple, entry: _KeySet) -> None:
+    limit = getattr(settings, "MEMORY_KEY_CACHE_ROWS", _CACHE_MAX_ROWS_DEFAULT)
     with _cache_lock:
         _cache[key] = entry
         _cache.move_to_end(key)
         total = sum(e.rows for e in _cache.values())
-        while total > _CACHE_MAX_ROWS and len(_cache) > 1:
+        while total > limit and len(_cache) > 1:
             _, dropped = _cache.popitem(last=False)
             total -= dropped.rows
 
@@ -261,23 +263,26 @@ def _tables() -> dict[str, str]:
         "edges": Edge._meta.db_table,
         "nodes": Node._meta.db_table,
         "snippets": Snippet._meta.db_table,
+        "versions": GraphVersion._meta.db_table,
     }
 
 
-_SIGNATURE = """
-    SELECT count(*) AS n, coalesce(max(id), 0) AS top,
-           coalesce(sum(xmin::text::bigint), 0) AS xs, coalesce(sum(cmin::text::bigint), 0) AS cs
-    FROM {keys} WHERE user_id = %(user)s
+# The user's graph version, and whether it differs from the cached entry's (or the user has
+# no version row: then nothing is cached).
+_VERSION = """
+    v AS (SELECT (SELECT version FROM {versions} WHERE user_id = %(user)s) AS version),
+    stale AS (SELECT 1 FROM v WHERE v.version IS NULL OR v.version IS DISTINCT FROM %(cached)s)
 """
 
-# Signature, plus every key vector when the cached matrix is stale and the user is small
-# enough for the exact scan (one round trip either way).
+# Version; when stale, the key count and — when the user is small enough for the exact scan —
+# every key vector (one round trip either way).
 _EXACT_KEYS_SQL = """
-    WITH sig AS ({signature})
-    SELECT sig.n, sig.top, sig.xs, sig.cs, k.id, vector_send(k.embedding)
-    FROM sig LEFT JOIN {keys} k
-      ON k.user_id = %(user)s AND sig.n <= %(max_keys)s
-     AND (sig.n, sig.top, sig.xs, sig.cs) IS DISTINCT FROM (%(n)s, %(top)s, %(xs)s, %(cs)s)
+    WITH {version},
+    c AS (SELECT count(*) AS n FROM {keys}
+          WHERE user_id = %(user)s AND EXISTS (SELECT 1 FROM stale))
+    SELECT v.version, c.n, k.id, vector_send(k.embedding)
+    FROM v CROSS JOIN c LEFT JOIN {keys} k
+      ON k.user_id = %(user)s AND EXISTS (SELECT 1 FROM stale) AND c.n <= %(max_keys)s
     ORDER BY k.id
 """
 
@@ -286,13 +291,13 @@ _EXACT_KEYS_SQL = """
 # ef_search (iterative_scan); relaxed order is fine because candidates are rescored exactly.
 # The settings are SET LOCAL: the statements run as one implicit transaction in autocommit
 # mode, and inside a caller's transaction they are set back to the defaults at the end.
-# When a check is due (``_MEAN_RECHECK_SECONDS``) the signature is read too, and μ is
-# recomputed in SQL if it moved (the scalar subquery only runs in that branch).
+# When the version moved, the key count and μ are recomputed in SQL too.
 _HNSW_SQL = """
     SET LOCAL hnsw.ef_search = {ef};
     SET LOCAL hnsw.iterative_scan = relaxed_order;
-    WITH sig AS ({signature}),
-    mu AS ({mean}),
+    WITH {version},
+    stats AS (SELECT count(*) AS n, vector_send(avg(embedding)) AS mu FROM {keys}
+              WHERE user_id = %(user)s AND EXISTS (SELECT 1 FROM stale)),
     words (i, q) AS (VALUES {words}),
     cand AS (
         SELECT w.i, c.id, c.embedding
@@ -301,30 +306,11 @@ _HNSW_SQL = """
             WHERE user_id = %(user)s ORDER BY embedding <=> w.q LIMIT %(k)s
         ) c
     )
-    SELECT sig.n, sig.top, sig.xs, sig.cs, mu.v, cand.id, vector_send(cand.embedding)
-    FROM sig CROSS JOIN mu LEFT JOIN cand ON true;
+    SELECT v.version, stats.n, stats.mu, cand.id, vector_send(cand.embedding)
+    FROM v CROSS JOIN stats LEFT JOIN cand ON true;
     SET LOCAL hnsw.ef_search TO DEFAULT;
     SET LOCAL hnsw.iterative_scan TO DEFAULT
 """
-_HNSW_MEAN = """
-    SELECT CASE WHEN (sig.n, sig.top, sig.xs, sig.cs)
-                     IS DISTINCT FROM (%(n)s, %(top)s, %(xs)s, %(cs)s)
-           THEN (SELECT vector_send(avg(embedding)) FROM {keys} WHERE user_id = %(user)s)
-           END AS v
-    FROM sig
-"""
-_NO_CHECK = ("SELECT NULL::bigint AS n, NULL::bigint AS top, NULL::numeric AS xs, "
-             "NULL::numeric AS cs", "SELECT NULL::bytea AS v")
-
-_MEAN_RECHECK_SECONDS = 60.0
-"""How long a large user's μ is trusted without re-reading the signature.
-
-Reading the signature means visiting every key row: ~250 ms at 100 000 keys, more than a Read
-may cost, while μ over more than EXACT_SCAN_MAX_KEYS unit vectors moves by at most 2/n per
-changed key (< 1e-4 in norm). So a large user's μ is re-validated at most once a minute per
-process — its candidates and their vectors are always read fresh, so new keys seed at once;
-only μ may lag by the keys written in the last minute. The exact path (≤ EXACT_SCAN_MAX_KEYS
-keys) checks its signature on every Read."""
 
 
 @dataclass
@@ -335,30 +321,40 @@ class _Scored:
     scores: np.ndarray
 
 
+def _known_version(cached: _KeySet | None, large: bool) -> int | None:
+    """The version of a cached entry usable on this path, or None (→ read everything)."""
+    if cached is None or cached.large != large:
+        return None
+    if cached.threshold != settings.EXACT_SCAN_MAX_KEYS:
+        return None  # the threshold changed: take the exact-or-HNSW decision again
+    return cached.version
+
+
 def _exact_scores(cursor, user_id: int, vectors: np.ndarray, cached: _KeySet | None,
                   cache_key: tuple) -> _Scored | None:
     """Query 1, exact path. Returns None when the user has too many keys for it."""
-    sig = cached.signature if cached is not None and not cached.large else _NO_SIGNATURE
+    known = _known_version(cached, large=False)
     cursor.execute(
-        _EXACT_KEYS_SQL.format(signature=_SIGNATURE.format(**_tables()), **_tables()),
-        {"user": user_id, "max_keys": settings.EXACT_SCAN_MAX_KEYS,
-         "n": sig[0], "top": sig[1], "xs": sig[2], "cs": sig[3]},
+        _EXACT_KEYS_SQL.format(version=_VERSION.format(**_tables()), **_tables()),
+        {"user": user_id, "max_keys": settings.EXACT_SCAN_MAX_KEYS, "cached": known},
     )
     rows = cursor.fetchall()
-    signature = tuple(int(value) for value in rows[0][:4])
-    if signature[0] > settings.EXACT_SCAN_MAX_KEYS:
-        return None
-    if signature != sig:
-        matrix = _vectors(row[5] for row in rows if row[4] is not None)
-        ids = np.fromiter((row[4] for row in rows if row[4] is not None), dtype=np.int64,
+    version, n = rows[0][0], int(rows[0][1])
+    if known is None or version != known:
+        if n > settings.EXACT_SCAN_MAX_KEYS:
+            return None
+        matrix = _vectors(row[3] for row in rows if row[2] is not None)
+        ids = np.fromiter((row[2] for row in rows if row[2] is not None), dtype=np.int64,
                           count=len(matrix))
         # Same reduction as centred_scores' default ``keys.mean(axis=0)``.
         mean = matrix.mean(axis=0) if len(matrix) else None
         centred = _centre(matrix, mean) if len(matrix) else matrix
         for array in (ids, centred):
             array.setflags(write=False)
-        cached = _KeySet(signature=signature, large=False, mean=mean, ids=ids, centred=centred)
-        _cache_put(cache_key, cached)
+        cached = _KeySet(version=version, n=n, threshold=settings.EXACT_SCAN_MAX_KEYS,
+                         large=False, mean=mean, ids=ids, centred=centred)
+        if version is not None:
+            _cache_put(cache_key, cached)
     if cached.rows == 0:
         return _Scored(np.zeros(0, dtype=np.int64), np.zeros((len(vectors), 0), np.float32))
     queries = _centre(vectors, cached.mean)
@@ -368,41 +364,32 @@ def _exact_scores(cursor, user_id: int, vectors: np.ndarray, cached: _KeySet | N
 def _hnsw_scores(cursor, user_id: int, vectors: np.ndarray, cached: _KeySet | None,
                  cache_key: tuple) -> _Scored | None:
     """Query 1, HNSW path. Returns None when the user has shrunk below the exact threshold."""
-    cached = cached if cached is not None and cached.large else None
-    check = cached is None or time.monotonic() - cached.checked_at >= _MEAN_RECHECK_SECONDS
-    sig = cached.signature if cached is not None else _NO_SIGNATURE
+    known = _known_version(cached, large=True)
     k = max(50, settings.HNSW_CANDIDATES_PER_WORD)
-    params = {"user": user_id, "k": k, "n": sig[0], "top": sig[1], "xs": sig[2], "cs": sig[3]}
+    params = {"user": user_id, "k": k, "cached": known}
     words_sql = []
     for i, vector in enumerate(vectors):
         params[f"q{i}"] = _vector_literal(vector)
         words_sql.append(f"({i}, %(q{i})s::vector)")
-    signature_sql, mean_sql = (
-        (_SIGNATURE, _HNSW_MEAN) if check else _NO_CHECK
-    )
-    sql = _HNSW_SQL.format(
-        signature=signature_sql.format(**_tables()), mean=mean_sql.format(**_tables()),
-        ef=max(2 * k, 100), words=", ".join(words_sql), **_tables(),
-    )
+    sql = _HNSW_SQL.format(version=_VERSION.format(**_tables()), ef=max(2 * k, 100),
+                           words=", ".join(words_sql), **_tables())
     cursor.execute(sql, params)
     while cursor.description is None and cursor.nextset():
         pass
     rows = cursor.fetchall()
-    if check:
-        signature = tuple(int(value) for value in rows[0][:4])
-        if signature[0] <= settings.EXACT_SCAN_MAX_KEYS:
+    version = rows[0][0]
+    if known is None or version != known:
+        n = int(rows[0][1])
+        if n <= settings.EXACT_SCAN_MAX_KEYS:
             return None
-        if signature != sig:
-            mean = _vectors([rows[0][4]])[0]
-        else:
-            mean = cached.mean
-        cached = _KeySet(signature=signature, large=True, mean=mean,
-                         checked_at=time.monotonic())
-        _cache_put(cache_key, cached)
+        cached = _KeySet(version=version, n=n, threshold=settings.EXACT_SCAN_MAX_KEYS,
+                         large=True, mean=_vectors([rows[0][2]])[0])
+        if version is not None:
+            _cache_put(cache_key, cached)
     candidates: dict[int, bytes] = {}
     for row in rows:
-        if row[5] is not None:
-            candidates.setdefault(int(row[5]), row[6])
+        if row[3] is not None:
+            candidates.setdefault(int(row[3]), row[4])
     ids = np.fromiter(sorted(candidates), dtype=np.int64, count=len(candidates))
     matrix = _vectors(candidates[int(i)] for i in ids)
     # Few candidates: score them with the core function itself, centred on the mean of ALL
@@ -439,13 +426,7 @@ def _gate_columns(scores: np.ndarray, threshold: float) -> np.ndarray:
     return np.flatnonzero(((wide >= threshold) | (wide >= runner_up)).any(axis=0))
 
 
-# --- the other queries ------------------------------------------------------------------------
-#
-# Current strength and read-time dormancy (SPEC §5.2: below 2.0 or past expiry counts as
-# dormant before the daily run flags it) are computed in SQL by the decay service's
-# expressions, generated from memory.core.decay's constants and tested equal to
-# ``strength_at`` / ``is_dormant``. Parsing two timestamps per edge and calling the core per
-# edge in Python cost ~15 µs an edge — most of a Read once a hub is in reach.
+# --- small SQL helpers ------------------------------------------------------------------------
 
 
 def _id_array(ids: Iterable[int]) -> str:
@@ -457,267 +438,167 @@ def _id_array(ids: Iterable[int]) -> str:
     return "{" + ",".join(str(int(i)) for i in ids) + "}"
 
 
-def _live_edges(now: datetime, *, alias: str = "e.") -> tuple[str, str, list, list]:
-    """``(strength_sql, live_condition_sql, strength_params, condition_params)`` for edges
-    aliased ``alias``: not superseded, not flagged dormant, and not dormant at ``now``."""
-    strength, strength_params = current_strength_sql(now, alias=alias)
-    dormant, dormant_params = dormancy_sql(now, alias=alias)
-    condition = (f"{alias}superseded_by_id IS NULL AND NOT {alias}dormant AND NOT {dormant}")
-    return strength, condition, strength_params, dormant_params
+# --- seeding resolution, spreading and the bonus, over the snapshot ---------------------------
 
 
-def _resolve_keys(cursor, user_id: int, key_ids: list[int], now: datetime):
-    """Query 2: what the seeding keys point at now — ``{key id: (KeyTarget, text)}``, the
-    user's live nodes among their targets, and relation label → ends of its live edges."""
-    t = _tables()
-    _, live, _, live_params = _live_edges(now)
-    ids = _id_array(key_ids)
-    cursor.execute(
-        f"""
-        SELECT k.id, k.node_id, k.relation, k.text, n.id, NULL::bigint
-        FROM {t['keys']} k LEFT JOIN {t['nodes']} n ON n.id = k.node_id AND n.user_id = %s
-        WHERE k.user_id = %s AND k.id = ANY(%s::bigint[])
-        UNION ALL
-        SELECT NULL, e.source_id, e.relation, NULL, NULL, e.target_id
-        FROM {t['edges']} e
-        WHERE e.user_id = %s AND {live}
-          AND e.relation IN (SELECT relation FROM {t['keys']}
-                             WHERE user_id = %s AND id = ANY(%s::bigint[]) AND node_id IS NULL)
-        """,
-        [user_id, user_id, ids, user_id, *live_params, user_id, ids],
-    )
-    targets: dict[int, tuple[KeyTarget, str]] = {}
-    live_nodes: set[int] = set()
+def _resolve_seeds(snapshot: GraphSnapshot, live: np.ndarray, words_hits, hit_key_ids):
+    """SPEC §5.1 step 5 over the snapshot: ``(seeded, key_targets)`` where ``seeded`` is node id
+    → best SeedHit (``memory.core.seeding.resolve_seed_nodes``) and ``key_targets`` key id →
+    (KeyTarget, key text). A key missing from the snapshot (deleted since it was scored)
+    points at nothing."""
+    key_targets: dict[int, tuple[KeyTarget, str]] = {}
+    for key_id in set(hit_key_ids):
+        found = snapshot.keys.get(key_id)
+        if found is not None:
+            node_id, relation, text = found
+            key_targets[key_id] = (KeyTarget(node_id, relation), text)
     relation_ends: dict[str, list[tuple[int, int]]] = {}
-    for key_id, node_id, relation, text, node_alive, target in cursor.fetchall():
-        if key_id is not None:
-            targets[key_id] = (KeyTarget(node_id, relation or None), text)
-            if node_alive is not None:
-                live_nodes.add(node_alive)
-        else:
-            relation_ends.setdefault(relation, []).append((node_id, target))
-            live_nodes.update((node_id, target))
-    return targets, live_nodes, relation_ends
+    codes = {label: i for i, label in enumerate(snapshot.relations)}
+    for target, _ in key_targets.values():
+        label = target.relation
+        if label is None or label in relation_ends or label not in codes:
+            continue
+        # Ends of every live edge with the label, in edge-id order.
+        at = np.flatnonzero(live & (snapshot.relation == codes[label]))
+        relation_ends[label] = list(zip(snapshot.node_ids[snapshot.source[at]].tolist(),
+                                        snapshot.node_ids[snapshot.target[at]].tolist(),
+                                        strict=True))
+    gone = (KeyTarget(None, None), "")
+    targets = [key_targets.get(key_id, gone)[0] for key_id in hit_key_ids]
+    indexed = [SeedHit(hit.word, i, hit.similarity) for i, hit in enumerate(words_hits)]
+    seeded = resolve_seed_nodes(indexed, targets, relation_ends, snapshot.live_node_ids)
+    return seeded, key_targets
 
 
-def _load_neighbourhood(cursor, user_id: int, seeds: list[int], hops: int,
-                        now: datetime) -> dict[int, EdgeView]:
-    """Queries 3 … hops + 2: the live edges (at current strength) incident to every node
-    within ``hops − 1`` edges of a seed, one query per hop. Those nodes are the only senders
-    of a ``hops``-wave spread, so every sender's degree sum is complete (SPEC §5.2)."""
-    strength, live, strength_params, live_params = _live_edges(now)
-    # Edges of earlier frontiers were loaded by earlier queries: skipped in SQL, not shipped.
-    sql = f"""
-        SELECT e.id, e.source_id, e.target_id, e.relation, {strength}
-        FROM {_tables()['edges']} e
-        WHERE e.user_id = %s
-          AND (e.source_id = ANY(%s::bigint[]) OR e.target_id = ANY(%s::bigint[]))
-          AND NOT (e.source_id = ANY(%s::bigint[]) OR e.target_id = ANY(%s::bigint[]))
-          AND {live}
+def _spread_and_fire(snapshot: GraphSnapshot, strength: np.ndarray, live: np.ndarray,
+                     seed_ids: list[int], options: ReadOptions
+                     ) -> tuple[list[Activation], list[int]]:
+    """SPEC §5.2 over the snapshot: spread from the seeds along the live edges, add the
+    co-episode bonus, pick the nodes that fire. Returns ``(fired, crossed edge ids)``.
+
+    The same rules as ``spread`` → ``apply_co_episode_bonus`` → ``select_fired`` of
+    ``memory.core.activation`` (a test runs both on random graphs): the waves and the bonus
+    are vectorised, and only each side's ``budget`` best candidates become Activation
+    records for ``select_fired`` — it takes at most that many from either side.
     """
-    loaded: dict[int, EdgeView] = {}
-    known = set(seeds)
-    frontier = list(seeds)
-    done = _id_array(())
-    for _ in range(hops):
-        if not frontier:
-            break
-        ids = _id_array(frontier)
-        cursor.execute(sql, [*strength_params, user_id, ids, ids, done, done, *live_params])
-        reached: set[int] = set()
-        for row in cursor.fetchall():
-            loaded[row[0]] = EdgeView(*row)
-            if row[1] not in known:
-                reached.add(row[1])
-            if row[2] not in known:
-                reached.add(row[2])
-        done = _id_array(known)
-        known |= reached
-        frontier = list(reached)
-    return loaded
+    at = np.flatnonzero(live)
+    result = spread_arrays(len(snapshot.node_ids), snapshot.indices(seed_ids),
+                           snapshot.source[at], snapshot.target[at], strength[at],
+                           hops=options.hops, factor=options.spread_factor)
+    crossed = snapshot.edge_ids[at[result.crossed]].tolist()
+
+    reached = result.reached
+    score = result.score.copy()
+    bonus = np.zeros(len(score))
+    strong = reached & (result.score >= options.fire_threshold)
+    gaining = co_episode_gainers(strong, snapshot.pair_node, snapshot.pair_episode) & ~result.seed
+    bonus[gaining] = options.co_episode_bonus
+    score += bonus
+    entered = gaining & ~reached  # reached only through the bonus: forward, hop 1
+    hop = np.where(entered, 1, result.hop)
+    forward = (result.forward | entered) & ~result.seed
+    reverse = reached & ~result.seed & ~forward
+
+    picked: list[int] = []
+    candidate = (reached | entered) & (score >= options.fire_threshold)
+    for side in (candidate & (result.seed | forward), candidate & reverse):
+        index = np.flatnonzero(side)
+        order = np.lexsort((index, -score[index]))  # score descending, then node id
+        picked.extend(index[order[:max(options.budget, 0)]].tolist())
+    acts = {}
+    for i in picked:
+        node_id = int(snapshot.node_ids[i])
+        direction = SEED if result.seed[i] else FORWARD if forward[i] else REVERSE
+        acts[node_id] = Activation(
+            node_id=node_id, score=float(score[i]), direction=direction, hop=int(hop[i]),
+            forward_in=float(result.forward_in[i]), reverse_in=float(result.reverse_in[i]),
+            bonus=float(bonus[i]))
+    fired = select_fired(acts, threshold=options.fire_threshold, budget=options.budget,
+                         forward_share=options.forward_share)
+    return fired, crossed
 
 
-def _bonus_can_fire_unreached(options: ReadOptions) -> bool:
-    return options.co_episode_bonus >= options.fire_threshold
-
-
-def _contenders(acts: dict[int, Activation], options: ReadOptions) -> dict[int, Activation]:
-    """The activation records that can still fire (SPEC §5.2, last two bullets).
-
-    The bonus only adds ``co_episode_bonus`` to a non-seed and never changes a direction, and
-    ``select_fired`` takes at most ``budget`` nodes from either side (seed-or-forward,
-    reverse). So a node cannot fire when its score + bonus is below the fire threshold, or
-    below the ``budget``-th best score already reached on its side. Such nodes are reported
-    nowhere; leaving them out changes nothing that fires, and spares copying and sorting
-    thousands of records when thousands of nodes are reached. When the bonus alone can fire a
-    node, unreached nodes are contenders too, and nothing is left out.
-    """
-    if _bonus_can_fire_unreached(options):
-        return acts
-    bonus = max(options.co_episode_bonus, 0.0)
-    # The epsilon keeps a node whose score + bonus lands on a bar up to float rounding.
-    bar = {"front": options.fire_threshold - 1e-9, "back": options.fire_threshold - 1e-9}
-    sides: dict[str, list[float]] = {"front": [], "back": []}
-    for act in acts.values():
-        sides["back" if act.direction == "reverse" else "front"].append(act.score)
-    for side, scores in sides.items():
-        if options.budget > 0 and len(scores) >= options.budget:
-            scores.sort(reverse=True)
-            bar[side] = max(bar[side], scores[options.budget - 1] - 1e-9)
-        elif options.budget <= 0:
-            return {}
-    return {
-        node: act for node, act in acts.items()
-        if act.score + (0.0 if act.direction == "seed" else bonus)
-        >= bar["back" if act.direction == "reverse" else "front"]
-    }
-
-
-def _co_episodes(cursor, user_id: int, acts: dict[int, Activation],
-                 contenders: dict[int, Activation],
-                 options: ReadOptions) -> dict[int, list[int]]:
-    """Query hops + 3: what decides the co-episode bonus of the contenders (SPEC §5.2).
-
-    Returns node → episodes for (a) the non-seed contenders, in the episodes they share with a
-    strong node (spread score ≥ fire threshold, judged over *all* reached nodes), and (b) those
-    strong partners, in the same episodes. ``apply_co_episode_bonus`` over the contenders plus
-    these partners then gives every contender exactly its bonus. When the bonus alone can fire
-    a node, every member of the strong nodes' episodes is returned instead, reached or not.
-    No query when no contender could gain.
-    """
-    if options.co_episode_bonus <= 0:
-        return {}
-    strong = _id_array(node for node, act in acts.items()
-                       if act.score >= options.fire_threshold)
-    table = NodeEpisode._meta.db_table
-    if _bonus_can_fire_unreached(options):
-        sql = f"""
-            SELECT m.node_id, m.episode_id FROM {table} m
-            WHERE m.user_id = %s
-              AND m.episode_id IN (SELECT episode_id FROM {table}
-                                   WHERE user_id = %s AND node_id = ANY(%s::bigint[]))
-        """
-        params: list = [user_id, user_id, strong]
-    else:
-        gaining = [node for node, act in contenders.items() if act.direction != "seed"]
-        if not gaining:
-            return {}  # seeds never gain the bonus
-        sql = f"""
-            WITH c AS (SELECT node_id, episode_id FROM {table}
-                       WHERE user_id = %s AND node_id = ANY(%s::bigint[])),
-                 s AS (SELECT node_id, episode_id FROM {table}
-                       WHERE user_id = %s AND node_id = ANY(%s::bigint[]))
-            SELECT node_id, episode_id FROM c WHERE episode_id IN (SELECT episode_id FROM s)
-            UNION
-            SELECT node_id, episode_id FROM s WHERE episode_id IN (SELECT episode_id FROM c)
-        """
-        params = [user_id, _id_array(gaining), user_id, strong]
-    cursor.execute(sql, params)
-    out: dict[int, list[int]] = {}
-    for node_id, episode_id in cursor.fetchall():
-        out.setdefault(node_id, []).append(episode_id)
-    return out
-
-
-_SNIPPET_EDGES_SQL = """
-    SELECT 2, r.id, r.source_id, r.target_id, r.relation, r.text, r.strength, r.hot
-    FROM (
-        SELECT c.*, row_number() OVER (PARTITION BY c.hot ORDER BY c.strength DESC, c.id)
-               AS rank
-        FROM (
-            SELECT h.id AS hot, e.id, e.source_id, e.target_id, e.relation, s.text,
-                   {strength} AS strength
-            FROM unnest(%s::bigint[]) AS h(id)
-            JOIN {edges} e ON e.user_id = %s AND (e.source_id = h.id OR e.target_id = h.id)
-            JOIN {snippets} s ON s.id = e.snippet_id AND s.user_id = %s
-            WHERE {live} AND btrim(s.text) <> ''
-        ) c
-    ) r
-    WHERE r.rank <= %s
-"""
-
-
-def _snippet_edges_sql(user_id: int, hot_ids: list[int], limit: int,
-                       now: datetime) -> tuple[str, list]:
-    """The ``limit`` strongest live edges with a snippet per hot node (ties: lower edge id —
-    the order ``context_snippets`` takes them in), ranked in SQL so a hot hub ships a few rows,
-    not thousands."""
-    t = _tables()
-    strength, live, strength_params, live_params = _live_edges(now)
-    sql = _SNIPPET_EDGES_SQL.format(strength=strength, live=live, **t)
-    return sql, [*strength_params, _id_array(hot_ids), user_id, user_id, *live_params, limit]
-
-
-def _load_injection(cursor, user_id: int, named: list[int], fired: list[Activation],
-                    options: ReadOptions, now: datetime):
-    """Last query: names and kinds of ``named`` nodes; the live edges among the fired nodes
-    (memory lines); and per hot node (score ≥ context threshold) its strongest live edges
-    with a snippet (SPEC §5.3). Returns ``(names, edges)``, edges with current strength and,
-    for the snippet candidates, their current snippet text.
+def _injection(cursor, user_id: int, snapshot: GraphSnapshot, strength: np.ndarray,
+               live: np.ndarray, fired: list[Activation], options: ReadOptions):
+    """What SPEC §5.3 injects, from the snapshot: ``(names, edges)`` — name and kind of each
+    fired node, and as ``LineEdge`` rows (current strength) the live edges among the fired
+    nodes (memory lines) and, per hot node (score ≥ context threshold), its strongest live
+    edges with a snippet, carrying the snippet's text. The texts are the only thing read from
+    the database (one query, by snippet id).
 
     Each hot node ships its ``2 × snippets_per_node × (hot nodes + 1)`` strongest candidates
     (at least 32): ``context_snippets`` takes at most ``snippets_per_node`` per node and only
     skips texts already used — by an earlier node (at most ``snippets_per_node`` each) or by
     the node itself (one sentence often justifies several edges). Should a node still run out
-    of candidates, all of its snippet edges are fetched in one more query, so the result is
-    always exactly the core's over every incident edge.
+    of candidates, the texts of all of its snippet edges are read in one more query, so the
+    result is always exactly the core's over every incident edge.
     """
-    t = _tables()
-    fired_ids = [act.node_id for act in fired]
-    hot_ids = [act.node_id for act in fired if act.score >= options.context_threshold]
-    per_node = max(options.snippets_per_node, 0)
-    limit = max(32, 2 * per_node * (len(hot_ids) + 1))
-    strength, live, strength_params, live_params = _live_edges(now)
-    snippet_sql, snippet_params = _snippet_edges_sql(user_id, hot_ids, limit, now)
-    cursor.execute(
-        f"""
-        SELECT 0, n.id, NULL::bigint, NULL::bigint, n.name, n.kind, NULL::float8, NULL::bigint
-        FROM {t['nodes']} n WHERE n.user_id = %s AND n.id = ANY(%s::bigint[])
-        UNION ALL
-        SELECT 1, e.id, e.source_id, e.target_id, e.relation, NULL::text, {strength},
-               NULL::bigint
-        FROM {t['edges']} e
-        WHERE e.user_id = %s AND {live}
-          AND e.source_id = ANY(%s::bigint[]) AND e.target_id = ANY(%s::bigint[])
-        UNION ALL
-        {snippet_sql}
-        """,
-        [user_id, _id_array(named), *strength_params, user_id, *live_params,
-         _id_array(fired_ids), _id_array(fired_ids), *snippet_params],
-    )
-    names: dict[int, tuple[str, str]] = {}
-    with_text: list[LineEdge] = []
-    lines_only: list[LineEdge] = []
-    shipped: dict[int, int] = {}
-    for part, row_id, source, target, text_a, text_b, strength_now, hot in cursor.fetchall():
-        if part == 0:
-            names[row_id] = (text_a, text_b)
-        elif part == 1:
-            lines_only.append(LineEdge(row_id, source, target, text_a, strength_now, None))
-        else:
-            with_text.append(LineEdge(row_id, source, target, text_a, strength_now, text_b))
-            shipped[hot] = shipped.get(hot, 0) + 1
-    # The core keeps the first copy of an edge id: the one carrying its snippet comes first.
-    edges = with_text + lines_only
+    fired_at = snapshot.indices([act.node_id for act in fired])
+    names = {int(snapshot.node_ids[i]): (snapshot.names[i], snapshot.kinds[i])
+             for i in fired_at.tolist()}
+    is_fired = np.zeros(len(snapshot.node_ids), dtype=bool)
+    is_fired[fired_at] = True
 
-    truncated = [node for node in hot_ids if shipped.get(node, 0) >= limit > 0]
+    def rows(at: np.ndarray, texts: dict[int, str] | None) -> list[LineEdge]:
+        ids, sources, targets = (snapshot.edge_ids[at].tolist(),
+                                 snapshot.node_ids[snapshot.source[at]].tolist(),
+                                 snapshot.node_ids[snapshot.target[at]].tolist())
+        labels = [snapshot.relations[code] for code in snapshot.relation[at].tolist()]
+        snippet_ids = snapshot.snippet[at].tolist()
+        return [LineEdge(edge_id, source, target, label, float(value),
+                         None if texts is None else texts.get(snippet_id))
+                for edge_id, source, target, label, value, snippet_id in zip(
+                    ids, sources, targets, labels, strength[at].tolist(), snippet_ids,
+                    strict=True)]
+
+    lines_only = rows(np.flatnonzero(live & is_fired[snapshot.source]
+                                     & is_fired[snapshot.target]), None)
+
+    hot = [i for act, i in zip(fired, fired_at.tolist(), strict=True)
+           if act.score >= options.context_threshold]
+    per_node = max(options.snippets_per_node, 0)
+    limit = max(32, 2 * per_node * (len(hot) + 1))
+    is_hot = np.zeros(len(snapshot.node_ids), dtype=bool)
+    is_hot[hot] = True
+    near = np.flatnonzero(live & (snapshot.snippet > 0)
+                          & (is_hot[snapshot.source] | is_hot[snapshot.target]))
+    # Per hot node: its snippet edges, strongest first (ties: lower edge id).
+    ranked: dict[int, np.ndarray] = {}
+    for i in hot:
+        at = near[(snapshot.source[near] == i) | (snapshot.target[near] == i)]
+        ranked[i] = at[np.lexsort((snapshot.edge_ids[at], -strength[at]))]
+
+    def with_texts(picks: dict[int, np.ndarray]) -> list[LineEdge]:
+        chosen = [at for at in picks.values() if len(at)]
+        if not chosen:
+            return []
+        wanted = np.unique(snapshot.snippet[np.concatenate(chosen)])
+        cursor.execute(
+            f"SELECT id, text FROM {Snippet._meta.db_table}"
+            " WHERE user_id = %s AND id = ANY(%s::bigint[])",
+            [user_id, _id_array(wanted.tolist())],
+        )
+        texts = dict(cursor.fetchall())
+        return [edge for i in picks for edge in rows(picks[i], texts)]
+
+    first = {i: at[:limit] for i, at in ranked.items()}
+    # The core keeps the first copy of an edge id: the one carrying its snippet comes first.
+    edges = with_texts(first) + lines_only
+    truncated = [i for i in hot if len(ranked[i]) > limit]
     if truncated:
-        named_fired = [act for act in fired if act.node_id in names]
         display = {node: name for node, (name, _) in names.items()}
-        taken = context_snippets(named_fired, edges, display,
-                                 threshold=options.context_threshold, per_node=per_node)
-        by_id = {edge.id: edge for edge in with_text}
-        short = [
-            node for node in truncated if node in display and sum(
-                1 for s in taken if s["node"] == display[node]
-                and node in (by_id[s["edge"]].source, by_id[s["edge"]].target)) < per_node
-        ]
+        taken = context_snippets(fired, edges, display, threshold=options.context_threshold,
+                                 per_node=per_node)
+        by_id = {edge.id: edge for edge in edges if edge.snippet is not None}
+        short = []
+        for i in truncated:
+            node = int(snapshot.node_ids[i])
+            used = sum(1 for s in taken if s["node"] == display[node]
+                       and node in (by_id[s["edge"]].source, by_id[s["edge"]].target))
+            if used < per_node:
+                short.append(i)
         if short:
-            sql, params = _snippet_edges_sql(user_id, short, 2**31 - 1, now)
-            cursor.execute(sql, params)
-            extra = [LineEdge(row[1], row[2], row[3], row[4], row[6], row[5])
-                     for row in cursor.fetchall()]
-            edges = extra + edges
+            edges = with_texts({i: ranked[i][limit:] for i in short}) + edges
     return names, edges
 
 
@@ -726,7 +607,7 @@ def _load_injection(cursor, user_id: int, named: list[int], fired: list[Activati
 # The sentences of the user's earlier turns — user-role messages of conversations that ended
 # into a non-skipped episode (so never incognito ones) — scored against the whole message by
 # the sentence model and BM25 (memory.core.passages). Their vectors and the BM25 index are kept
-# per process and user, checked on every Read by the same kind of signature as the key cache
+# per process and user, checked on every Read by a signature
 # (count, highest id, Σ xmin of the rows), so only a changed history is re-split; re-embedding
 # goes through memory.embedding's text cache, so a new conversation costs the embedding of its
 # own sentences. A user with more than PASSAGE_MAX_MESSAGES such turns gets passages from the
@@ -942,6 +823,23 @@ def _pick_passages(found: _PassageSet, scores: np.ndarray, conversation, exclude
                     found.texts[i]) for i in chosen]
 
 
+def _log_traversals(user_id: int, conversation_id: int, edge_ids: list[int],
+                    now: datetime) -> None:
+    """One INSERT for the crossed edges (a Read on a large graph crosses thousands), once per
+    conversation and edge: an edge already logged in the conversation keeps its first row,
+    and an edge deleted since the Read (a concurrent merge) is skipped."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"""
+            INSERT INTO {Traversal._meta.db_table} (user_id, conversation_id, edge_id, crossed_at)
+            SELECT %s, %s, e.id, %s FROM {Edge._meta.db_table} e
+            WHERE e.user_id = %s AND e.id = ANY(%s::bigint[])
+            ON CONFLICT (conversation_id, edge_id) DO NOTHING
+            """,
+            [user_id, conversation_id, now, user_id, _id_array(edge_ids)],
+        )
+
+
 def _ms(start: float) -> float:
     return round((time.perf_counter() - start) * 1000.0, 2)
 
@@ -1004,14 +902,11 @@ def recall(*, user, message: str, now: datetime, conversation=None,
         hit_key_ids = [int(scored.key_ids[columns[hit.key_index]]) for hit in hits]
         seeded: dict[int, SeedHit] = {}
         key_targets: dict[int, tuple[KeyTarget, str]] = {}
+        snapshot = None
         if hits:
-            key_targets, live_nodes, relation_ends = _resolve_keys(
-                cursor, user_id, sorted(set(hit_key_ids)), now)
-            # A key deleted since it was scored has no row: it points at nothing.
-            gone = (KeyTarget(None, None), "")
-            targets = [key_targets.get(key_id, gone)[0] for key_id in hit_key_ids]
-            indexed = [SeedHit(hit.word, i, hit.similarity) for i, hit in enumerate(hits)]
-            seeded = resolve_seed_nodes(indexed, targets, relation_ends, live_nodes)
+            snapshot = load_snapshot(cursor, user_id)
+            strength, live = snapshot.live_strengths(now)
+            seeded, key_targets = _resolve_seeds(snapshot, live, hits, hit_key_ids)
         seed_ids = list(seeded)
         timings["seed"] = _ms(started)
         if not seed_ids and not with_passages:
@@ -1020,29 +915,13 @@ def recall(*, user, message: str, now: datetime, conversation=None,
         if seed_ids:
             # --- spreading activation (SPEC §5.2) ---
             started = time.perf_counter()
-            edges = _load_neighbourhood(cursor, user_id, seed_ids, options.hops, now)
-            acts, crossed = spread(seed_ids, list(edges.values()), hops=options.hops,
-                                   factor=options.spread_factor)
-            contenders = _contenders(acts, options)
-            node_episodes = _co_episodes(cursor, user_id, acts, contenders, options)
-            if node_episodes:
-                # The strong partners ride along so the core sees who they are; a partner that
-                # is not a contender still cannot fire (see _contenders).
-                partners = {node: acts[node] for node in node_episodes
-                            if node in acts and node not in contenders}
-                contenders = apply_co_episode_bonus({**contenders, **partners}, node_episodes,
-                                                    threshold=options.fire_threshold,
-                                                    bonus=options.co_episode_bonus)
-            fired = select_fired(contenders, threshold=options.fire_threshold,
-                                 budget=options.budget, forward_share=options.forward_share)
+            fired, crossed = _spread_and_fire(snapshot, strength, live, seed_ids, options)
             timings["spread"] = _ms(started)
 
             # --- injection (SPEC §5.3) ---
             started = time.perf_counter()
-            names, line_edges = _load_injection(
-                cursor, user_id, sorted(set(seed_ids) | {act.node_id for act in fired}),
-                fired, options, now,
-            )
+            names, line_edges = _injection(cursor, user_id, snapshot, strength, live, fired,
+                                           options)
         else:
             started = time.perf_counter()
         # Reads take no lock: a node deleted by a concurrent merge after it was reached has no
@@ -1073,19 +952,16 @@ def recall(*, user, message: str, now: datetime, conversation=None,
     timings["format"] = round(timings["format"] + _ms(started), 2)
 
     if conversation is not None and not conversation.incognito and crossed:
-        Traversal.objects.bulk_create(
-            [Traversal(user_id=user_id, conversation_id=conversation.pk, edge_id=edge_id,
-                       crossed_at=now) for edge_id in crossed],
-            ignore_conflicts=True,
-        )
+        _log_traversals(user_id, conversation.pk, crossed, now)
 
+    seed_index = snapshot.indices(list(seeded)).tolist() if seeded else []
     return ReadRecord(
         words=words,
         seeds=[
-            {"name": names[node_id][0], "kind": names[node_id][1],
+            {"name": snapshot.names[i], "kind": snapshot.kinds[i],
              "key": key_targets[hit_key_ids[hit.key_index]][1],
              "similarity": round(hit.similarity, 4)}
-            for node_id, hit in seeded.items() if node_id in names
+            for (node_id, hit), i in zip(seeded.items(), seed_index, strict=True)
         ],
         fired=[
             {"id": act.node_id, "name": names[act.node_id][0], "kind": names[act.node_id][1],

@@ -211,37 +211,37 @@ def test_a_large_users_new_key_seeds_at_once(alice, settings):
     settings.EXACT_SCAN_MAX_KEYS = 50
     assert "Zanzibar" not in seeds(recall(user=alice, message="zanzibar", now=NOW))
 
-    make_node(alice, "Zanzibar", "PLACE")  # within the μ recheck interval
+    make_node(alice, "Zanzibar", "PLACE")
 
     assert seeds(recall(user=alice, message="zanzibar", now=NOW)) == {"Zanzibar": "Zanzibar"}
 
 
-def test_a_large_users_mean_follows_the_keys_once_rechecked(alice, settings, monkeypatch):
+def test_a_large_users_mean_follows_the_keys_at_once(alice, settings):
     _people(alice, 60)
     read.clear_key_cache()
     settings.EXACT_SCAN_MAX_KEYS = 50
-    monkeypatch.setattr(read, "_MEAN_RECHECK_SECONDS", 0.0)
     recall(user=alice, message="linda", now=NOW)
+    before = read._cache[read._cache_key(alice.pk)]
     make_node(alice, "Zanzibar", "PLACE")
 
     recall(user=alice, message="linda", now=NOW)
 
     vectors = np.array(MemoryKey.objects.for_user(alice).values_list("embedding", flat=True))
     cached = read._cache[read._cache_key(alice.pk)]
+    assert cached.large and cached.version != before.version
     np.testing.assert_allclose(cached.mean, vectors.mean(axis=0), atol=1e-5)
-    assert cached.signature[0] == len(vectors)
+    assert cached.n == len(vectors) == before.n + 1
 
 
 def test_a_user_shrinking_below_the_hnsw_threshold_goes_back_to_the_exact_scan(
-        alice, settings, monkeypatch):
+        alice, settings):
     _people(alice, 60)
     read.clear_key_cache()
     settings.EXACT_SCAN_MAX_KEYS = 50
     assert seeds(recall(user=alice, message="linda", now=NOW))
     assert read._cache[read._cache_key(alice.pk)].large
 
-    settings.EXACT_SCAN_MAX_KEYS = 100
-    monkeypatch.setattr(read, "_MEAN_RECHECK_SECONDS", 0.0)  # the next check is due
+    settings.EXACT_SCAN_MAX_KEYS = 100  # the decision is taken again
     record = recall(user=alice, message="linda", now=NOW)
 
     assert not read._cache[read._cache_key(alice.pk)].large
