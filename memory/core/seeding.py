@@ -20,6 +20,7 @@ __all__ = [
     "SeedHit",
     "centred_scores",
     "resolve_seed_nodes",
+    "resolve_seed_offers",
     "select_seed_keys",
 ]
 
@@ -197,3 +198,34 @@ def resolve_seed_nodes(
                 if node_id in live_node_ids:
                     offer(node_id, hit)
     return best
+
+
+def resolve_seed_offers(
+    similarities: Sequence[float], offers: Sequence[np.ndarray]
+) -> tuple[np.ndarray, np.ndarray]:
+    """``resolve_seed_nodes`` over arrays, for hits that offer thousands of nodes.
+
+    Inputs: per hit (in hit order) its similarity and ``offers[i]``, the node indices it
+    seeds in order — its node, or both ends of each live edge with its relation label,
+    already restricted to the user's live nodes.
+
+    Output: ``(nodes, hits)`` — each seeded node once, in the order it was first offered,
+    with the index of the hit that seeds it: the highest similarity, the first such hit on a
+    tie. The same answer as ``resolve_seed_nodes`` (a test holds them equal).
+    """
+    sizes = [len(offer) for offer in offers]
+    if not sum(sizes):
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    node = np.concatenate([np.asarray(offer, dtype=np.int64) for offer in offers])
+    hit = np.repeat(np.arange(len(offers)), sizes)
+    similarity = np.asarray(similarities, dtype=np.float64)[hit]
+    position = np.arange(len(node))
+    # Per node: highest similarity first, then the earliest offer.
+    order = np.lexsort((position, -similarity, node))
+    grouped = node[order]
+    first_of_group = np.ones(len(order), dtype=bool)
+    first_of_group[1:] = grouped[1:] != grouped[:-1]
+    best = order[first_of_group]  # one offer per node, ascending node
+    _, first_offer = np.unique(node, return_index=True)  # ascending node, like ``best``
+    by_first = np.argsort(first_offer, kind="stable")
+    return node[best][by_first], hit[best][by_first]

@@ -53,7 +53,7 @@ from memory.core.seeding import (
     KeyTarget,
     SeedHit,
     centred_scores,
-    resolve_seed_nodes,
+    resolve_seed_offers,
     select_seed_keys,
 )
 from memory.core.words import content_words
@@ -441,32 +441,43 @@ def _id_array(ids: Iterable[int]) -> str:
 # --- seeding resolution, spreading and the bonus, over the snapshot ---------------------------
 
 
-def _resolve_seeds(snapshot: GraphSnapshot, live: np.ndarray, words_hits, hit_key_ids):
+def _resolve_seeds(snapshot: GraphSnapshot, live: np.ndarray, hits: list[SeedHit],
+                   hit_key_ids: list[int]):
     """SPEC §5.1 step 5 over the snapshot: ``(seeded, key_targets)`` where ``seeded`` is node id
-    → best SeedHit (``memory.core.seeding.resolve_seed_nodes``) and ``key_targets`` key id →
-    (KeyTarget, key text). A key missing from the snapshot (deleted since it was scored)
-    points at nothing."""
+    → the SeedHit that seeds it (``memory.core.seeding.resolve_seed_offers``, the array form of
+    ``resolve_seed_nodes``), in the order nodes were first seeded, and ``key_targets`` key id →
+    (KeyTarget, key text). A key missing from the snapshot (deleted since it was scored), a
+    node key whose node is gone, or a label without live edges seeds nothing."""
     key_targets: dict[int, tuple[KeyTarget, str]] = {}
     for key_id in set(hit_key_ids):
         found = snapshot.keys.get(key_id)
         if found is not None:
             node_id, relation, text = found
             key_targets[key_id] = (KeyTarget(node_id, relation), text)
-    relation_ends: dict[str, list[tuple[int, int]]] = {}
     codes = {label: i for i, label in enumerate(snapshot.relations)}
-    for target, _ in key_targets.values():
-        label = target.relation
-        if label is None or label in relation_ends or label not in codes:
-            continue
-        # Ends of every live edge with the label, in edge-id order.
-        at = np.flatnonzero(live & (snapshot.relation == codes[label]))
-        relation_ends[label] = list(zip(snapshot.node_ids[snapshot.source[at]].tolist(),
-                                        snapshot.node_ids[snapshot.target[at]].tolist(),
-                                        strict=True))
-    gone = (KeyTarget(None, None), "")
-    targets = [key_targets.get(key_id, gone)[0] for key_id in hit_key_ids]
-    indexed = [SeedHit(hit.word, i, hit.similarity) for i, hit in enumerate(words_hits)]
-    seeded = resolve_seed_nodes(indexed, targets, relation_ends, snapshot.live_node_ids)
+    ends: dict[str, np.ndarray] = {}
+    nothing = np.zeros(0, dtype=np.int64)
+    offers = []
+    for key_id in hit_key_ids:
+        target = key_targets.get(key_id, (KeyTarget(None, None), ""))[0]
+        if target.node_id is not None:
+            offers.append(snapshot.indices([target.node_id])
+                          if target.node_id in snapshot.live_node_ids else nothing)
+        elif target.relation in codes:
+            if target.relation not in ends:
+                # Both ends of every live edge with the label, in edge-id order.
+                at = np.flatnonzero(live & (snapshot.relation == codes[target.relation]))
+                pairs = np.empty(2 * len(at), dtype=np.int64)
+                pairs[0::2], pairs[1::2] = snapshot.source[at], snapshot.target[at]
+                ends[target.relation] = pairs
+            offers.append(ends[target.relation])
+        else:
+            offers.append(nothing)
+    nodes, chosen = resolve_seed_offers([hit.similarity for hit in hits], offers)
+    seeded = {
+        int(snapshot.node_ids[node]): SeedHit(hits[i].word, i, hits[i].similarity)
+        for node, i in zip(nodes.tolist(), chosen.tolist(), strict=True)
+    }
     return seeded, key_targets
 
 

@@ -1,6 +1,7 @@
 """Seeding: centred scores, the seed gate and key → node resolution (SPEC §5.1)."""
 
 import math
+import random
 
 import numpy as np
 import pytest
@@ -10,6 +11,7 @@ from memory.core.seeding import (
     SeedHit,
     centred_scores,
     resolve_seed_nodes,
+    resolve_seed_offers,
     select_seed_keys,
 )
 
@@ -141,3 +143,33 @@ def test_a_node_seeded_twice_keeps_its_best_hit():
 def test_relation_ends_outside_the_live_nodes_are_skipped():
     seeds = resolve_seed_nodes([SeedHit("boss", 1, 0.5)], TARGETS, RELATION_ENDS, {5, 6})
     assert sorted(seeds) == [5, 6]
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_resolve_seed_offers_agrees_with_resolve_seed_nodes(seed):
+    rng = random.Random(seed)
+    n_nodes = rng.randint(1, 40)
+    live = set(rng.sample(range(n_nodes), rng.randint(1, n_nodes)))
+    labels = ["KNOWS", "WORKS_AT", "LIKES"]
+    relation_ends = {label: [(rng.randrange(n_nodes), rng.randrange(n_nodes))
+                             for _ in range(rng.randint(0, 15))] for label in labels}
+    relation_ends = {label: [(a, b) for a, b in ends if a in live and b in live]
+                     for label, ends in relation_ends.items()}
+    targets, hits, offers = [], [], []
+    for i in range(rng.randint(0, 12)):
+        similarity = rng.choice([0.3, 0.5, 0.5, rng.uniform(0.3, 1.0)])
+        if rng.random() < 0.5:
+            node = rng.randrange(n_nodes)
+            targets.append(KeyTarget(node, None))
+            offers.append([node] if node in live else [])
+        else:
+            label = rng.choice(labels)
+            targets.append(KeyTarget(None, label))
+            offers.append([end for pair in relation_ends[label] for end in pair])
+        hits.append(SeedHit("w", i, similarity))
+
+    expected = resolve_seed_nodes(hits, targets, relation_ends, live)
+    nodes, chosen = resolve_seed_offers([h.similarity for h in hits], offers)
+
+    assert nodes.tolist() == list(expected)
+    assert [hits[i] for i in chosen.tolist()] == list(expected.values())
