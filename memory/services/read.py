@@ -457,12 +457,16 @@ def _resolve_seeds(snapshot: GraphSnapshot, live: np.ndarray, hits: list[SeedHit
     codes = {label: i for i, label in enumerate(snapshot.relations)}
     ends: dict[str, np.ndarray] = {}
     nothing = np.zeros(0, dtype=np.int64)
+    gone = (KeyTarget(None, None), "")
+    targets = [key_targets.get(key_id, gone)[0] for key_id in hit_key_ids]
+    # Node keys: every live node's index in one lookup, one single-element view per hit.
+    node_hits = [t.node_id for t in targets
+                 if t.node_id is not None and t.node_id in snapshot.live_node_ids]
+    node_index = dict(zip(node_hits, snapshot.indices(node_hits)[:, None], strict=True))
     offers = []
-    for key_id in hit_key_ids:
-        target = key_targets.get(key_id, (KeyTarget(None, None), ""))[0]
+    for target in targets:
         if target.node_id is not None:
-            offers.append(snapshot.indices([target.node_id])
-                          if target.node_id in snapshot.live_node_ids else nothing)
+            offers.append(node_index.get(target.node_id, nothing))
         elif target.relation in codes:
             if target.relation not in ends:
                 # Both ends of every live edge with the label, in edge-id order.
@@ -595,7 +599,13 @@ def _injection(cursor, user_id: int, snapshot: GraphSnapshot, strength: np.ndarr
     first = {i: at[:limit] for i, at in ranked.items()}
     # The core keeps the first copy of an edge id: the one carrying its snippet comes first.
     edges = with_texts(first) + lines_only
-    truncated = [i for i in hot if len(ranked[i]) > limit]
+    # A node with more candidates than shipped can only run short when its own shipped
+    # candidates hold fewer distinct texts than the hot nodes can take in all (earlier nodes
+    # use at most ``per_node`` each); only then is the core asked.
+    text_of = {edge.id: " ".join(edge.snippet.split()) for edge in edges if edge.snippet}
+    truncated = [i for i in hot if len(ranked[i]) > limit and len(
+        {text_of.get(edge_id) for edge_id in snapshot.edge_ids[first[i]].tolist()}
+    ) < per_node * len(hot)]
     if truncated:
         display = {node: name for node, (name, _) in names.items()}
         taken = context_snippets(fired, edges, display, threshold=options.context_threshold,
