@@ -144,18 +144,34 @@ class ReadRecord:
         """True when nothing is injected into the prompt (no memory line and no snippet)."""
         return not self.text
 
-    def to_dict(self) -> dict:
-        """The SPEC §6.4 JSON object: exactly its eight keys, as fresh (mutable) copies."""
-        return {
+    def to_dict(self, *, limit: int | None = None) -> dict:
+        """The SPEC §6.4 JSON object: exactly its eight keys, as fresh (mutable) copies.
+
+        With ``limit``, ``seeds`` keeps only the ``limit`` most similar seeds (in seeding
+        order) and ``crossed_edges`` its first ``limit`` ids, and a ninth key ``"omitted"``
+        counts what was left out (``{"seeds": n, "crossed_edges": m}``) — for the chat's
+        recalled panel and stored messages, where a Read seeding thousands of nodes on a large
+        graph would otherwise ship hundreds of kilobytes per turn. Without ``limit`` (the
+        API's recall endpoint, ``manage.py recall --json``) nothing is left out."""
+        seeds, crossed = self.seeds, self.crossed_edges
+        if limit is not None and (len(seeds) > limit or len(crossed) > limit):
+            keep = sorted(range(len(seeds)), key=lambda i: -seeds[i]["similarity"])[:limit]
+            seeds = [seeds[i] for i in sorted(keep)]
+            crossed = crossed[:limit]
+        out = {
             "words": list(self.words),
-            "seeds": [dict(seed) for seed in self.seeds],
+            "seeds": [dict(seed) for seed in seeds],
             "fired": [dict(node) for node in self.fired],
             "memory_lines": list(self.memory_lines),
             "context_snippets": [dict(snippet) for snippet in self.context_snippets],
-            "crossed_edges": list(self.crossed_edges),
+            "crossed_edges": list(crossed),
             "text": self.text,
             "timings_ms": dict(self.timings_ms),
         }
+        if seeds is not self.seeds:
+            out["omitted"] = {"seeds": len(self.seeds) - len(seeds),
+                              "crossed_edges": len(self.crossed_edges) - len(crossed)}
+        return out
 
 
 # --- the per-process key cache ----------------------------------------------------------------

@@ -186,3 +186,16 @@ def test_a_smaller_budget_fires_fewer_nodes(alice):
     assert len(recall(user=alice, message="joshua", now=NOW).fired) == 3
     assert [f["name"] for f in recall(user=alice, message="joshua", now=NOW,
                                       options=ReadOptions(budget=1)).fired] == ["Joshua"]
+
+
+def test_a_limited_record_keeps_the_most_similar_seeds_and_counts_the_rest():
+    seeds = [{"name": f"N{i}", "kind": "PERSON", "key": f"N{i}", "similarity": s}
+             for i, s in enumerate([0.4, 0.9, 0.5, 0.95, 0.3])]
+    record = ReadRecord(words=["n"], seeds=seeds, crossed_edges=[1, 2, 3, 4, 5, 6])
+
+    data = record.to_dict(limit=2)
+
+    assert [s["name"] for s in data["seeds"]] == ["N1", "N3"]  # seeding order kept
+    assert data["crossed_edges"] == [1, 2]
+    assert data["omitted"] == {"seeds": 3, "crossed_edges": 4}
+    assert "omitted" not in record.to_dict(limit=10) and list(record.to_dict()) == RECORD_KEYS
