@@ -370,7 +370,7 @@ EXACT_SCAN_MAX_KEYS = env_int("EXACT_SCAN_MAX_KEYS", 20000)
 HNSW_CANDIDATES_PER_WORD = env_int("HNSW_CANDIDATES_PER_WORD", 64)
 # Per-process Read caches (memory.services.read / .snapshot), LRU by user, in rows: key
 # vectors (1.5 KB each) and graph snapshots (~60 B per edge, node, membership or key).
-MEMORY_KEY_CACHE_ROWS = env_int("MEMORY_KEY_CACHE_ROWS", 500_000)
+MEMORY_KEY_CACHE_ROWS = env_int("MEMORY_KEY_CACHE_ROWS", 1_000_000)
 MEMORY_GRAPH_CACHE_ROWS = env_int("MEMORY_GRAPH_CACHE_ROWS", 3_000_000)
 CONVERSATION_IDLE_MINUTES = env_int("CONVERSATION_IDLE_MINUTES", 30)
 CHAT_MAX_MESSAGE_CHARS = env_int("CHAT_MAX_MESSAGE_CHARS", 8000)

@@ -186,9 +186,9 @@ class ReadRecord:
 # Only vectors and ids are cached here: what a key points at (node, relation) comes from the
 # graph snapshot of the same version (memory.services.snapshot).
 
-_CACHE_MAX_ROWS_DEFAULT = 500_000
+_CACHE_MAX_ROWS_DEFAULT = 1_000_000
 """Key rows cached per process unless ``settings.MEMORY_KEY_CACHE_ROWS`` says otherwise
-(1.5 KB each in float32 at 384 dimensions: ≈ 770 MB, enough for 50 users of 10 000 nodes);
+(1.5 KB each in float32 at 384 dimensions: ≤ 1.5 GB, room for 90 users of 10 000 nodes);
 LRU by user."""
 
 _ZERO_NORM = 1e-6  # as in memory.core.seeding: a centred vector this short has no direction
