@@ -69,6 +69,10 @@ def get_encoder() -> Encoder:
     if _encoder is None:
         with _lock:
             if _encoder is None:
+                if settings.EMBEDDING_THREADS > 0:
+                    import torch
+
+                    torch.set_num_threads(settings.EMBEDDING_THREADS)
                 encoder = SentenceTransformerEncoder(model_path(), settings.EMBEDDING_BATCH_SIZE)
                 if encoder.dim != settings.EMBEDDING_DIM:
                     raise RuntimeError(

@@ -7,6 +7,8 @@ a socket from a foreign origin is refused and every consumer sees ``scope["user"
 import os
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "pegasus_site.settings")
+# One torch thread per embedding call in the web process (settings.EMBEDDING_THREADS).
+os.environ.setdefault("EMBEDDING_THREADS", "1")
 
 from channels.auth import AuthMiddlewareStack
 from channels.routing import ProtocolTypeRouter, URLRouter

@@ -327,6 +327,10 @@ EMBEDDING_MODEL = env_str("EMBEDDING_MODEL")
 EMBEDDING_DIM = env_int("EMBEDDING_DIM", 384)
 EMBEDDING_CACHE_SIZE = env_int("EMBEDDING_CACHE_SIZE", 20000)
 EMBEDDING_BATCH_SIZE = env_int("EMBEDDING_BATCH_SIZE", 64)
+# Torch threads per process for the sentence model; 0 keeps torch's default (one per core).
+# The web process (pegasus_site/asgi.py) defaults to 1: Reads run concurrently, and on a
+# loaded 2-core machine two threads per Read measured up to 10x slower than one.
+EMBEDDING_THREADS = env_int("EMBEDDING_THREADS", 0)
 
 ANTHROPIC_API_KEY = env_str("ANTHROPIC_API_KEY")
 ANTHROPIC_BASE_URL = env_str("ANTHROPIC_BASE_URL")  # tests point this at a local fake server

@@ -1,0 +1,33 @@
+"""The web process embeds on one torch thread (settings.EMBEDDING_THREADS via asgi.py);
+other processes keep torch's default unless told otherwise."""
+
+import os
+import subprocess
+import sys
+
+SCRIPT = """
+import os, django
+{setup}
+from memory import embedding
+import torch
+embedding.get_encoder()
+print(torch.get_num_threads())
+"""
+
+
+def threads_after(setup: str, **env) -> int:
+    environment = {k: v for k, v in os.environ.items() if k != "EMBEDDING_THREADS"}
+    environment.update(env)
+    out = subprocess.run([sys.executable, "-c", SCRIPT.format(setup=setup)], env=environment,
+                         capture_output=True, text=True, timeout=120, check=True)
+    return int(out.stdout.strip().splitlines()[-1])
+
+
+def test_the_asgi_application_embeds_on_one_thread():
+    assert threads_after("import pegasus_site.asgi") == 1
+
+
+def test_an_operator_setting_wins():
+    setup = ("os.environ.setdefault('DJANGO_SETTINGS_MODULE', 'pegasus_site.settings');"
+             " django.setup()")
+    assert threads_after(setup, EMBEDDING_THREADS="3") == 3
