@@ -4,7 +4,9 @@ Websocket routing is wrapped in ``AllowedHostsOriginValidator(AuthMiddlewareStac
 a socket from a foreign origin is refused and every consumer sees ``scope["user"]``.
 """
 
+import logging
 import os
+import threading
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "pegasus_site.settings")
 # One torch thread per embedding call in the web process (settings.EMBEDDING_THREADS).
@@ -27,3 +29,18 @@ application = ProtocolTypeRouter(
         ),
     }
 )
+
+
+def _warm_up_model() -> None:
+    # Load the sentence model off the request path: loaded lazily by the first turn, it held
+    # Daphne's one sync thread for 8–27 s, and new sockets were refused meanwhile.
+    try:
+        from memory import embedding
+
+        embedding.get_encoder()
+    except Exception:  # /healthz reports a missing model; the first Read raises it again
+        logging.getLogger(__name__).exception("could not load the sentence model at start-up")
+
+
+if os.environ.get("PEGASUS_WARM_MODEL", "1") != "0":
+    threading.Thread(target=_warm_up_model, name="pegasus-model-warm-up", daemon=True).start()

@@ -191,6 +191,9 @@ def _read_pid_file(cluster: Cluster) -> tuple[int, int] | None:
 
 def _port_free(port: int) -> bool:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        # As PostgreSQL binds: a port whose old connections linger in TIME_WAIT is free, so a
+        # restarted cluster keeps its port (and every process keeps a working DATABASE_URL).
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
             sock.bind(("127.0.0.1", port))
         except OSError:

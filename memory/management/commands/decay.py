@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import time
 
-from django.core.management.base import BaseCommand
+from django.core.management.base import BaseCommand, CommandError
+from django.db import DatabaseError
 
 from memory.management import get_account, parse_now
 from memory.services.decay import decay_all, decay_user
@@ -33,7 +34,15 @@ class Command(BaseCommand):
                 f"{flagged} edges flagged dormant in {time.perf_counter() - started:.1f}s"
             )
             return
-        users, flagged = decay_all(now=now, progress=Progress(self.stdout.write, "decay"))
+        try:
+            users, flagged = decay_all(now=now, progress=Progress(self.stdout.write, "decay"))
+        except DatabaseError as exc:
+            # One committed transaction per user: those done keep their flags.
+            raise CommandError(
+                f"the database failed during the run ({exc.__class__.__name__}: "
+                f"{str(exc).strip().splitlines()[0] if str(exc).strip() else 'no detail'}); "
+                "users already processed keep their flags — run decay again to finish"
+            ) from None
         self.stdout.write(
             f"decay at {now.isoformat()}: {users} users, {flagged} edges flagged dormant "
             f"in {time.perf_counter() - started:.1f}s"
