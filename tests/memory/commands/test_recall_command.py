@@ -105,9 +105,11 @@ def test_bad_now_is_a_clear_error(alice, bad):
 
 
 @pytest.mark.slow
-def test_bench_recall_measures_and_cleans_up(settings):
+def test_bench_recall_measures_and_cleans_up_with_drop(settings):
     out = io.StringIO()
-    call_command("bench_recall", "--sizes", "120", "--messages", "5", "--json", stdout=out)
+    call_command(
+        "bench_recall", "--sizes", "120", "--messages", "5", "--json", "--drop", stdout=out
+    )
 
     result = json.loads(out.getvalue())["results"][0]
     assert result["nodes"] == 120 and result["messages"] == 5
@@ -117,6 +119,41 @@ def test_bench_recall_measures_and_cleans_up(settings):
     assert result["read_ms"]["p50"] <= result["read_ms"]["p99"]
     assert not get_user_model().objects.filter(username__startswith="bench_recall_").exists()
     assert not Node.objects.exists() and not Edge.objects.exists()
+
+
+def _bench_recall(*args) -> dict:
+    out, args = io.StringIO(), ["--sizes", "120", "--messages", "3", "--json", *args]
+    call_command("bench_recall", *args, stdout=out, stderr=io.StringIO())
+    return json.loads(out.getvalue())["results"][0]
+
+
+def _graph_ids() -> set[int]:
+    user = get_user_model().objects.get(username="bench_recall_120")
+    return set(Node.objects.for_user(user).values_list("id", flat=True))
+
+
+@pytest.mark.slow
+def test_bench_recall_keeps_and_reuses_its_graph_until_told_otherwise(settings):
+    first = _bench_recall()
+    assert first["setup_s"]["total"] > 0 and first["setup_s"]["distinct_surface_forms"] > 120
+    built = _graph_ids()
+    assert len(built) == 120  # kept by default
+
+    second = _bench_recall()
+    assert second["setup_s"] is None  # reused, not rebuilt
+    assert _graph_ids() == built
+    assert (second["edges"], second["keys"]) == (first["edges"], first["keys"])
+    # Reused Reads run at the build time on the same messages: the same seeds.
+    assert second["seeds"] == first["seeds"]
+
+    other_seed = _bench_recall("--seed", "8")
+    assert other_seed["setup_s"] is not None
+    assert _graph_ids().isdisjoint(built)
+
+    forced = _bench_recall("--seed", "8", "--rebuild", "--drop")
+    assert forced["setup_s"] is not None
+    assert not get_user_model().objects.filter(username__startswith="bench_recall_").exists()
+    assert not Node.objects.exists()
 
 
 def test_bench_recall_refuses_to_run_in_production(settings):
