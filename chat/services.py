@@ -17,7 +17,13 @@ from datetime import datetime, timedelta
 
 from asgiref.sync import sync_to_async
 from django.conf import settings
-from django.db import IntegrityError, transaction
+from django.db import (
+    IntegrityError,
+    InterfaceError,
+    OperationalError,
+    close_old_connections,
+    transaction,
+)
 from django.db.models import Sum
 from django.utils import timezone
 
@@ -209,9 +215,24 @@ def recent_turns(conversation: Conversation, upto: Message) -> list[dict]:
 
 
 def system_prompt(record_text: str) -> str:
+    """Fixed instructions only: recalled text is the user's own (it can hold prompt-injection
+    attempts), so it never goes in ``system`` — it travels in the user turn
+    (``prompt_turns``), introduced here as recollections, not instructions."""
     if not record_text:
         return SYSTEM_PROMPT + "\n\nNothing from earlier conversations seems relevant."
-    return f"{SYSTEM_PROMPT}\n\n{RECOLLECTION_PREAMBLE}\n\n{record_text}"
+    return f"{SYSTEM_PROMPT}\n\n{RECOLLECTION_PREAMBLE}"
+
+
+def prompt_turns(turns: list[dict], record_text: str) -> list[dict]:
+    """The conversation's turns with the recalled ``[MEMORY]``/``[CONTEXT]`` block as the first
+    text block of the last (user) turn (SPEC §5.3: quoted data, not system text)."""
+    if not record_text or not turns:
+        return turns
+    *earlier, last = turns
+    content = last["content"]
+    blocks = content if isinstance(content, list) else [{"type": "text", "text": content}]
+    return [*earlier, {"role": "user",
+                       "content": [{"type": "text", "text": record_text}, *blocks]}]
 
 
 def offline_reply(record: dict) -> str:
@@ -294,6 +315,20 @@ def message_payload(message: Message) -> dict:
 
 Send = Callable[[dict], Awaitable[None]]
 
+# The database went away mid-turn (a restart, a dropped connection).
+DATABASE_DOWN = (OperationalError, InterfaceError)
+
+
+async def _database_failed(send: Send, *, saved: bool) -> None:
+    """Tell the user the turn failed on the database, and drop this thread's broken
+    connection so that the next turn (this socket's or another's) connects afresh."""
+    logger.warning("chat turn failed: the database is unavailable", exc_info=True)
+    await sync_to_async(close_old_connections)()
+    detail = ("Pegasus could not reach its database. Your message is saved; send it again to "
+              "retry." if saved else "Pegasus could not reach its database, so your message "
+              "was not saved. Please send it again.")
+    await send({"type": "error", "code": "server_error", "detail": detail})
+
 
 async def run_turn(*, user, conversation_id, text, client_id: str = "", send: Send,
                    now: datetime | None = None) -> Message | None:
@@ -301,6 +336,8 @@ async def run_turn(*, user, conversation_id, text, client_id: str = "", send: Se
     ``recall`` → ``delta``… → ``done`` (or one ``error``). Returns the stored reply.
 
     The user's message is stored before anything can fail, so a failed reply loses nothing.
+    A database outage gives ``server_error`` (saying whether the message was stored); the
+    same ``client_id`` sent again is answered once.
     """
     fixed_clock = now is not None
     now = now or timezone.now()
@@ -311,13 +348,20 @@ async def run_turn(*, user, conversation_id, text, client_id: str = "", send: Se
     except TurnError as exc:
         await send({"type": "error", "code": exc.code, "detail": exc.detail})
         return None
+    except DATABASE_DOWN:
+        await _database_failed(send, saved=False)
+        return None
     if start.reply is not None:  # a resend of a turn that was already answered
         await send({"type": "done", "message": message_payload(start.reply),
                     "user_message": message_payload(start.user_message)})
         return start.reply
 
     conversation, user_message = start.conversation, start.user_message
-    record = await sync_to_async(_recall)(user, conversation, user_message.text, now)
+    try:
+        record = await sync_to_async(_recall)(user, conversation, user_message.text, now)
+    except DATABASE_DOWN:
+        await _database_failed(send, saved=True)
+        return None
     await send({"type": "recall", "record": record,
                 "user_message": message_payload(user_message)})
 
@@ -329,7 +373,8 @@ async def run_turn(*, user, conversation_id, text, client_id: str = "", send: Se
             stream = _offline_stream(offline_reply(record))
         else:
             turns = await sync_to_async(recent_turns)(conversation, user_message)
-            stream = _claude_stream(system_prompt(record["text"]), turns, usage)
+            stream = _claude_stream(system_prompt(record["text"]),
+                                    prompt_turns(turns, record["text"]), usage)
         async for chunk in stream:
             chunks.append(chunk)
             await send({"type": "delta", "text": chunk})
@@ -342,9 +387,14 @@ async def run_turn(*, user, conversation_id, text, client_id: str = "", send: Se
         await send({"type": "error", "code": "llm_unavailable",
                     "detail": f"{error} Your message is saved; send it again to retry."})
         return None
-    reply = await sync_to_async(_store_reply)(
-        user=user, conversation=conversation, user_message=user_message, text="".join(chunks),
-        record=record, offline=offline, usage=usage, now=now if fixed_clock else timezone.now(),
-    )
+    try:
+        reply = await sync_to_async(_store_reply)(
+            user=user, conversation=conversation, user_message=user_message,
+            text="".join(chunks), record=record, offline=offline, usage=usage,
+            now=now if fixed_clock else timezone.now(),
+        )
+    except DATABASE_DOWN:
+        await _database_failed(send, saved=True)
+        return None
     await send({"type": "done", "message": message_payload(reply)})
     return reply

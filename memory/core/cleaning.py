@@ -5,6 +5,10 @@ Nothing in it is trusted: every field is type-checked, labels and names are
 normalised, and every relation must be anchored in the user's own words. Items
 that cannot be repaired are dropped one by one with a reason; only a batch whose
 top-level shape is wrong is rejected as a whole (``BatchError``).
+
+Stored text is shown to a model again at every later Read, so no text that reads like
+an order to a model (``instruction_like``) survives cleaning: not as a name, alias,
+property, relation label, snippet, evidence, summary, tag or self name.
 """
 
 from __future__ import annotations
@@ -28,6 +32,8 @@ __all__ = [
     "CleanResult",
     "Drop",
     "clean_batch",
+    "fold_lookalikes",
+    "instruction_like",
     "normalise_name",
     "normalise_ws",
 ]
@@ -121,6 +127,116 @@ def normalise_name(name: str) -> str:
     return _strip_edge_punct(normalise_ws(folded))
 
 
+# Common Cyrillic and Greek letters that look like Latin ones (after case folding).
+_LOOKALIKES = str.maketrans(
+    dict(zip("асϲеεһіικκмоοσрρʀѕтτхχуγүոԁɡј", "acceehiikkmooopprsttxxyyyndgj", strict=True))
+)
+# Characters that show nothing of their own: combining marks and format characters
+# (zero-width, bidi controls, tag characters), plus the Hangul fillers.
+_UNSEEN_CATEGORIES = frozenset({"Mn", "Me", "Cf"})
+_FILLERS = frozenset("\u115f\u1160\u3164\uffa0")
+
+
+def fold_lookalikes(text: str) -> str:
+    """The form of ``text`` a reader (or a model) recognises: NFKD (full-width and other
+    compatibility forms fold, accents split off), case-folded, with combining marks,
+    format characters (zero-width, bidi, tag characters) and Hangul fillers removed and
+    common Cyrillic/Greek look-alikes mapped to Latin letters: full-width "ＩＧＮＯＲＥ",
+    "ig" + ZERO WIDTH SPACE + "nore" and Cyrillic "іgnоrе" all fold to "ignore".
+    For matching only; stored text is never replaced by it."""
+    folded = unicodedata.normalize("NFKD", text).casefold()
+    if folded.isascii():
+        return folded
+    kept = (
+        c for c in folded if c not in _FILLERS and unicodedata.category(c) not in _UNSEEN_CATEGORIES
+    )
+    return "".join(kept).translate(_LOOKALIKES)
+
+
+# Applied to ``fold_lookalikes(text)``. Each branch is a way of addressing a model rather
+# than saying something about one's life; see ``instruction_like``.
+_INSTRUCTION = re.compile(
+    r"""
+    \b(?:ignore|disregard|forget|override|bypass)\b[^.!?\n]{0,40}?
+        \b(?:instructions?|prompts?|rules|guidelines|directives?|messages?|context|above)\b
+    | \bsystem\s+(?:prompt|message|instructions?)\b
+    | \b(?:initial|original|hidden|secret|developer)\s+(?:prompt|instructions?)\b
+    | \byou\s+(?:must|are\s+now|will\s+now|should\s+now|have\s+to\s+now)\b
+    | \b(?:new|updated|real)\s+instructions?\b
+    | \b(?:act|behave|respond)\s+as\s+(?:if|an?|the)\b
+    | \bpretend\s+(?:to\s+be|you)\b
+    | \b(?:jailbreak|developer\s+mode|prompt\s+injection|do\s+anything\s+now)\b
+    | [\[<]\s*/?\s*(?:memory|context|system|inst|sys|assistant|human|developer)\s*[\]>]
+    | <\|?/?(?:system|im_start|im_end|assistant|endoftext)\b
+    | (?:^|[\n.!?;])\s*(?:system|assistant|developer|human)\s*:
+    | \bfrom\s+now\s+on\b[^.!?\n]{0,40}?\b(?:you|always|never)\b
+    | \b(?:reveal|print|show|repeat|output|dump|leak|list|tell\s+me|give\s+me)\b[^.!?\n]{0,40}?
+        (?:\b(?:your|the)\s+(?:instructions|prompt)\b
+          | \b(?:other|another|all|every)\s+(?:users?|accounts?)\b|\beveryone\s+else)
+    | \b(?:other|another)\s+(?:users?|accounts?)(?:'s?)?\s+
+        (?:memor\w*|data|conversations?|secrets?|graphs?|messages?|chats?)\b
+    | \b(?:memor(?:y|ies)|data|conversations?|secrets?)\s+(?:of|from|belonging\s+to)\s+
+        (?:other|another|all|every)\s+(?:users?|accounts?)\b
+    """,
+    re.VERBOSE,
+)
+
+
+def instruction_like(text: str) -> bool:
+    """Whether ``text`` reads like an order to a model rather than something about the
+    user's life: an "ignore/disregard/forget … instructions/prompt/rules/above" phrase,
+    "system prompt", "you must" / "you are now", "new instructions", "act as a …",
+    "pretend to be", "jailbreak" / "developer mode", memory, context or chat-template tags
+    (``[SYSTEM]``, ``</memory>``, ``<|im_start|>``), a line or sentence opening with
+    "assistant:", "system:" or "human:", "from now on … you/always/never", or asking to
+    reveal the prompt or other users' memories. Matched on ``fold_lookalikes(text)``, so
+    full-width letters, zero-width characters and Cyrillic look-alikes do not hide a phrase.
+
+    Deliberately broad: a missed fact costs little, a stored instruction is re-injected
+    into later prompts. Used by the offline extractor (it skips such sentences) and by
+    ``clean_batch`` (it drops such items, whatever the extractor)."""
+    return bool(_INSTRUCTION.search(fold_lookalikes(text)))
+
+
+def _instruction_in(value: Any) -> bool:
+    """Whether any string inside ``value`` (a JSON value: keys included) is instruction-like."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            if instruction_like(item):
+                return True
+        elif isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, list | tuple):
+            stack.extend(item)
+    return False
+
+
+def _clean_properties(properties: dict, item: str, fixes: list[str]) -> dict:
+    kept = {}
+    for key, value in properties.items():
+        if _instruction_in(key) or _instruction_in(value):
+            fixes.append(f"{item}: property {key!r} dropped (instruction-like)")
+            continue
+        kept[key] = value
+    return kept
+
+
+_SENTENCE_END = re.compile(r"(?<=[.!?…])\s+")
+
+
+def _clean_summary(summary: str, fixes: list[str]) -> str:
+    if not instruction_like(summary):
+        return summary
+    kept = [s for s in _SENTENCE_END.split(summary) if not instruction_like(s)]
+    fixes.append("episode: instruction-like sentence(s) dropped from the summary")
+    cleaned = " ".join(kept)
+    # A sentence can hide an instruction only together with its neighbour.
+    return "" if instruction_like(cleaned) else cleaned
+
+
 def _is_number(value: Any) -> bool:
     # bool is an int subclass, but True is not a confidence.
     return isinstance(value, (int, float)) and not isinstance(value, bool)
@@ -164,7 +280,7 @@ def _clean_episode(raw: Any, fixes: list[str]) -> dict | None:
     if summary is not None and not isinstance(summary, str):
         fixes.append("episode: summary is not text, dropped")
         summary = None
-    episode["summary"] = normalise_ws(summary) if summary else ""
+    episode["summary"] = _clean_summary(normalise_ws(summary), fixes) if summary else ""
     importance = raw.get("importance")
     episode["importance"] = _confidence(importance, "episode importance", fixes)
     tags = raw.get("tags")
@@ -175,7 +291,9 @@ def _clean_episode(raw: Any, fixes: list[str]) -> dict | None:
         tags = []
     clean_tags: list[str] = []
     for tag in tags:
-        if isinstance(tag, str) and normalise_ws(tag):
+        if isinstance(tag, str) and instruction_like(tag):
+            fixes.append(f"episode: tag {tag!r} dropped (instruction-like)")
+        elif isinstance(tag, str) and normalise_ws(tag):
             if normalise_ws(tag) not in clean_tags:
                 clean_tags.append(normalise_ws(tag))
         else:
@@ -231,6 +349,9 @@ def _entity_fields(raw: dict, ref: str, name: str, item: str, fixes: list[str]) 
         if not isinstance(alias, str) or not normalise_name(alias):
             fixes.append(f"{item}: alias {alias!r} dropped")
             continue
+        if instruction_like(alias):
+            fixes.append(f"{item}: alias {alias!r} dropped (instruction-like)")
+            continue
         if normalise_name(alias) not in alias_keys:
             alias_keys.add(normalise_name(alias))
             aliases.append(normalise_ws(alias))
@@ -241,10 +362,14 @@ def _entity_fields(raw: dict, ref: str, name: str, item: str, fixes: list[str]) 
     if not isinstance(properties, dict):
         fixes.append(f"{item}: properties is not an object, dropped")
         properties = {}
+    properties = _clean_properties(properties, item, fixes)
 
     hint = raw.get("hint")
     if hint is not None and not isinstance(hint, str):
         fixes.append(f"{item}: hint {hint!r} is not text, dropped")
+        hint = None
+    if hint is not None and instruction_like(hint):
+        fixes.append(f"{item}: hint dropped (instruction-like)")
         hint = None
     return {
         "ref": ref,
@@ -297,6 +422,10 @@ def _clean_entities(
             continue
         if not normalise_name(name):
             drops.append(Drop(item, "empty name"))
+            dropped_refs.add(ref)
+            continue
+        if instruction_like(name):
+            drops.append(Drop(item, "instruction-like name"))
             dropped_refs.add(ref)
             continue
         data = _entity_fields(raw, ref, name, item, fixes)
@@ -442,6 +571,9 @@ class _RelationCleaner:
             return None
         if label != label_raw:
             self.fixes.append(f"{item}: label normalised to {label}")
+        if instruction_like(label.replace("_", " ")):
+            self._drop(item, "instruction-like relation label")
+            return None
 
         src_value, tgt_value = _ref_of(src_raw), _ref_of(tgt_raw)
         if src_value is None or tgt_value is None:
@@ -453,6 +585,9 @@ class _RelationCleaner:
             self._drop(item, "missing snippet")
             return None
         snippet = snippet.strip()
+        if instruction_like(snippet):
+            self._drop(item, "instruction-like snippet")
+            return None
         message = raw.get("message")
         if message is not None:
             message = _ref_of(message)
@@ -473,6 +608,9 @@ class _RelationCleaner:
             return None
         if src.key == tgt.key:
             self._drop(item, "self-relation")
+            return None
+        if any(end.category == "unknown" and instruction_like(end.out) for end in (src, tgt)):
+            self._drop(item, "instruction-like end")
             return None
         for end in (src, tgt):
             if end.category == "unknown":
@@ -514,6 +652,9 @@ class _RelationCleaner:
         if value is not None and not isinstance(value, str):
             self.fixes.append(f"{item}: evidence is not text, dropped")
             return ""
+        if value and instruction_like(value):
+            self.fixes.append(f"{item}: evidence dropped (instruction-like)")
+            return ""
         return normalise_ws(value) if value else ""
 
 
@@ -532,6 +673,44 @@ def _choice(value: Any, allowed: frozenset[str], default: str, label: str) -> tu
     if isinstance(value, str) and value.strip().lower() in allowed:
         return value.strip().lower(), ""
     return default, f"unknown {label} {value!r}, set to {default}"
+
+
+def _clean_self(batch: dict, fixes: list[str]) -> dict:
+    """The optional ``self_name``, ``self_aliases`` and ``self_properties`` of a batch (what
+    the user said about themself), type-checked, instruction-like values left out; only
+    the keys the batch had, and only when something is left."""
+    out: dict[str, Any] = {}
+    name = batch.get("self_name")
+    if name is not None:
+        if not isinstance(name, str) or not normalise_name(name):
+            fixes.append(f"self_name {name!r} dropped")
+        elif instruction_like(name):
+            fixes.append("self_name dropped (instruction-like)")
+        else:
+            out["self_name"] = normalise_ws(name)
+    aliases = batch.get("self_aliases")
+    if aliases is not None and not isinstance(aliases, list):
+        fixes.append("self_aliases is not a list, dropped")
+    elif aliases is not None:
+        kept: list[str] = []
+        for alias in aliases:
+            if not isinstance(alias, str) or not normalise_name(alias):
+                fixes.append(f"self alias {alias!r} dropped")
+            elif instruction_like(alias):
+                fixes.append("self alias dropped (instruction-like)")
+            elif normalise_ws(alias) not in kept:
+                kept.append(normalise_ws(alias))
+        if kept:
+            out["self_aliases"] = kept
+    properties = batch.get("self_properties")
+    if properties is not None:
+        if not isinstance(properties, dict):
+            fixes.append("self_properties is not an object, dropped")
+        else:
+            kept_properties = _clean_properties(properties, "self", fixes)
+            if kept_properties:
+                out["self_properties"] = kept_properties
+    return out
 
 
 def clean_batch(
@@ -573,6 +752,13 @@ def clean_batch(
     Of duplicate relations (same resolved source, label, target) the one with the
     higher confidence is kept (the first on a tie).
 
+    Instruction-like text (``instruction_like``): an entity with such a name is dropped
+    (and relations naming it), as is a relation with such a label, snippet or unknown
+    end; such aliases, properties (key or any string inside the value), hints, evidence,
+    tags and summary sentences are left out with a fix note. ``self_name``,
+    ``self_aliases`` and ``self_properties`` are cleaned the same way and kept in the
+    output only when present and non-empty.
+
     Invariants of the output: no relation joins an end to itself, every label
     matches ``RELATION_LABEL``, every snippet with a message occurs in it, every
     relation end is a ref of the output batch, a self placeholder or a known name —
@@ -612,5 +798,6 @@ def clean_batch(
         "episode": _clean_episode(raw_episode, fixes),
         "entities": [e.data for e in cleaner.entities],
         "relations": relations,
+        **_clean_self(batch, fixes),
     }
     return CleanResult(batch=cleaned, drops=drops, provisional=cleaner.provisional, fixes=fixes)

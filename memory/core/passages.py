@@ -12,7 +12,6 @@ and the ``[CONTEXT]`` lines. The service loads the rows and the vectors.
 
 from __future__ import annotations
 
-import json
 import math
 import re
 from collections import Counter
@@ -21,7 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from memory.core.injection import format_block, neutralise_tags
+from memory.core.injection import format_block, neutralise_tags, quote_text
 from memory.core.words import STOP_WORDS
 
 __all__ = [
@@ -189,7 +188,7 @@ def passage_line(passage: Passage) -> str:
     The attribution is folded to one line and tag-neutralised like every stored text, and the
     sentence is JSON-quoted, so neither can break the block's structure."""
     who = " ".join(neutralise_tags(passage.speaker).split()) or "you"
-    text = json.dumps(neutralise_tags(passage.text), ensure_ascii=False)
+    text = quote_text(passage.text)
     return f"- {who}, {passage.said_on}: {text}"
 
 

@@ -11,7 +11,9 @@ is complete: a timeout in the middle of a round keeps the blocks already finishe
 Malformed tool input never raises; it goes back to the model as a ``tool_result`` with
 ``is_error: true`` (and into ``notes``), so the model can correct itself. The loop ends
 on ``finish``, on a reply that calls no tool (``end_turn``), after ``MAX_ROUNDS`` rounds,
-or when the overall budget ``ANTHROPIC_EXTRACTION_TIMEOUT`` (seconds) is spent.
+or when the overall budget ``ANTHROPIC_EXTRACTION_TIMEOUT`` (seconds) is spent; each HTTP
+attempt of a round gets ``remaining / (ANTHROPIC_MAX_RETRIES + 1)`` of it, so the SDK's
+retries of a hanging API end within the budget too.
 
 Failure policy: an API or transport error (after the SDK's own retries) or the budget
 running out, once something has been recorded, returns what was recorded with
@@ -40,6 +42,7 @@ from memory.core.cleaning import (
     normalise_name,
     normalise_ws,
 )
+from memory.core.injection import neutralise_tags
 from memory.extraction.base import SELF_REF, ExtractionResult, Turn, empty_batch
 
 __all__ = ["MAX_ROUNDS", "SYSTEM_PROMPT", "TOOLS", "AnthropicExtractor", "build_prompt"]
@@ -178,12 +181,12 @@ TOOLS: list[dict[str, Any]] = [
     },
 ]
 
-_CLOSING_TAG = re.compile(r"</\s*(user_turns|existing_graph)", re.IGNORECASE)
 
 
 def _quote(text: str) -> str:
-    """Data placed between our tags cannot close them (the text is otherwise verbatim)."""
-    return _CLOSING_TAG.sub(lambda m: f"< /{m[1]}", text)
+    """Data placed between our tags cannot open or close them, look-alike spellings included
+    (``memory.core.injection.neutralise_tags``); the text is otherwise verbatim."""
+    return neutralise_tags(text, ("user_turns", "existing_graph"))
 
 
 def _zone(name: str) -> ZoneInfo:
@@ -561,7 +564,10 @@ class AnthropicExtractor:
                 tools=TOOLS,
                 tool_choice={"type": "auto"},
                 messages=messages,
-                timeout=max(1.0, remaining),
+                # Each HTTP attempt gets its share of what is left: the SDK retries a timed-out
+                # attempt with the same timeout, so a whole budget per attempt let a hanging
+                # API hold the job for (retries + 1) budgets, past the queue's task timeout.
+                timeout=max(1.0, remaining / (int(settings.ANTHROPIC_MAX_RETRIES) + 1)),
             ) as stream:
                 for event in stream:
                     if (

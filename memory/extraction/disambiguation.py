@@ -16,6 +16,7 @@ from typing import Any
 from django.conf import settings
 
 from memory import llm
+from memory.core.injection import neutralise_tags
 
 __all__ = ["RATE_TOOL", "SYSTEM_PROMPT", "build_prompt", "judge_candidates"]
 
@@ -101,9 +102,8 @@ def build_prompt(*, entity: dict, conversation_text: str, candidates: list[dict]
 
 
 def _defuse(text: str) -> str:
-    for tag in ("entity", "conversation", "candidates"):
-        text = text.replace(f"</{tag}", f"< /{tag}")
-    return text
+    # Data between our tags cannot open or close them, look-alike spellings included.
+    return neutralise_tags(text, ("entity", "conversation", "candidates"))
 
 
 def _candidate_id(value: Any) -> int | None:

@@ -28,8 +28,10 @@ the self placeholder ``"user"`` for the account holder, else a PERSON of that na
 
 Every relation's snippet is the spaCy sentence, verbatim from its turn, and cites the
 turn's message id. Instruction-like sentences ("ignore previous instructions", "system
-prompt", "you must", "act as", …; see ``instruction_like``) are skipped whole: stored text
-is later shown to a model, so nothing that reads like an order becomes a name or a fact.
+prompt", "you must", "act as", …; ``memory.core.cleaning.instruction_like``, which also
+sees through full-width letters, zero-width characters and look-alikes) are skipped whole:
+stored text is later shown to a model, so nothing that reads like an order becomes a name
+or a fact (and ``clean_batch`` drops one that slipped through, whatever the extractor).
 """
 
 from __future__ import annotations
@@ -42,7 +44,7 @@ from datetime import date, datetime, time, timedelta
 from typing import TYPE_CHECKING, Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from memory.core.cleaning import RELATION_LABEL, normalise_name, normalise_ws
+from memory.core.cleaning import RELATION_LABEL, instruction_like, normalise_name, normalise_ws
 from memory.core.words import STOP_WORDS
 from memory.extraction.base import SELF_REF, ExtractionResult, Turn, empty_batch
 
@@ -68,36 +70,6 @@ def load_model() -> Language:
 
                 _model = spacy.load(MODEL_NAME)
     return _model
-
-
-# --- instruction-like sentences ------------------------------------------------------------
-
-_INSTRUCTION = re.compile(
-    r"""
-    \b(?:ignore|disregard|forget|override|bypass)\b[^.!?\n]{0,40}?
-        \b(?:instructions?|prompts?|rules|guidelines|directives?|messages?|context)\b
-    | \bsystem\s+(?:prompt|message|instructions?)\b
-    | \byou\s+(?:must|are\s+now|will\s+now|should\s+now|have\s+to\s+now)\b
-    | \b(?:new|updated|hidden|secret|real)\s+instructions?\b
-    | \b(?:act|behave|respond)\s+as\s+(?:if|an?|the)\b
-    | \bpretend\s+(?:to\s+be|you)\b
-    | \b(?:jailbreak|developer\s+mode|prompt\s+injection)\b
-    | \[/?(?:memory|context|system|inst)\]
-    | <\|?/?(?:system|im_start|im_end|assistant)\b
-    | \bfrom\s+now\s+on\b[^.!?\n]{0,40}?\b(?:you|always|never)\b
-    """,
-    re.IGNORECASE | re.VERBOSE,
-)
-
-
-def instruction_like(text: str) -> bool:
-    """Whether a sentence reads like an order to a model rather than something about the
-    user's life: an "ignore/disregard/forget … instructions/prompt/rules" phrase, "system
-    prompt", "you must" / "you are now", "new instructions", "act as a …", "pretend to
-    be", "jailbreak" / "developer mode", memory or chat-template tags, or "from now on …
-    you/always/never". Deliberately broad: a missed fact costs little, a stored
-    instruction is re-injected into later prompts."""
-    return bool(_INSTRUCTION.search(text))
 
 
 # --- relative dates ------------------------------------------------------------------------

@@ -25,7 +25,11 @@ Life of a job::
   ``failed`` (visible in the admin) until ``retry_extraction`` resets it.
 * A worker killed mid-job leaves the episode ``running``; the broker re-delivers the
   unacknowledged task after ``retry`` seconds (> ``timeout``), and the claim takes a
-  running episode whose ``job_started_at`` is older than ``Q_CLUSTER["timeout"]``.
+  running episode whose ``job_started_at`` is older than ``Q_CLUSTER["timeout"]``. A task
+  delivered while its episode runs elsewhere and is not yet presumed dead raises
+  ``EpisodeBusy`` (``memory.tasks``), so the broker keeps it for a later delivery. When the
+  worker died during the last allowed attempt, the next delivery marks the episode
+  ``failed``. django-q2's own task timeout (a ``SystemExit``) is recorded as a failure too.
 """
 
 from __future__ import annotations
@@ -41,6 +45,7 @@ from memory.services.write import WriteSummary, commit_batch
 
 __all__ = [
     "TASK",
+    "EpisodeBusy",
     "extract_episode",
     "retry_extraction",
     "run_extraction",
@@ -136,17 +141,29 @@ def extract_episode(
     ``memory.extraction.get_extractor()`` (Anthropic with a key, spaCy offline).
     """
     if not _claim(episode_id, now):
+        _fail_if_abandoned(episode_id, now)
         return Episode.objects.filter(pk=episode_id).first(), None
     episode = Episode.objects.select_related("user", "conversation").get(pk=episode_id)
     try:
         summary = _extract(episode, now)
-    except Exception as exc:
+    except BaseException as exc:  # also django-q2's task timeout, a SystemExit
         Episode.objects.filter(pk=episode_id, status=ExtractionStatus.RUNNING,
                                job_started_at=now).update(
             status=ExtractionStatus.FAILED, last_error=_short(exc), job_finished_at=now)
         raise
     episode.refresh_from_db()
     return episode, summary
+
+
+def _fail_if_abandoned(episode_id: int, now: datetime) -> None:
+    """A running episode past the timeout with no attempt left lost its worker during the
+    last one; no delivery can claim it again, so it becomes a visible failure."""
+    Episode.objects.filter(
+        pk=episode_id, status=ExtractionStatus.RUNNING, attempts__gte=_max_attempts(),
+        job_started_at__lt=_stale_before(now),
+    ).update(status=ExtractionStatus.FAILED, job_finished_at=now,
+             last_error=f"WorkerLost: the worker stopped (killed or timed out) during the last "
+                        f"of {_max_attempts()} attempts")
 
 
 def _short(exc: BaseException) -> str:
@@ -157,6 +174,11 @@ def _short(exc: BaseException) -> str:
 
 class ClaimLost(RuntimeError):
     """Another worker took the episode over (this one was presumed dead); nothing written."""
+
+
+class EpisodeBusy(RuntimeError):
+    """The episode is running in another worker that is not yet presumed dead; raised by the
+    task so the broker keeps it and delivers it again later."""
 
 
 def _extract(episode: Episode, now: datetime) -> WriteSummary | None:

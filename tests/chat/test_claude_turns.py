@@ -33,8 +33,11 @@ async def test_a_turn_streams_claudes_reply_in_order_with_memory_in_the_prompt(
     assert reply.output_tokens > 0
     request = fake_anthropic.requests[-1]
     assert request["stream"] is True
-    assert "[MEMORY]" in request["system"] and "Trevor -[HAS_BOSS]-> Joshua" in request["system"]
-    assert request["messages"][-1] == {"role": "user", "content": "Joshua did it again"}
+    assert "Trevor" not in request["system"] and "HAS_BOSS" not in request["system"]
+    recalled, said = request["messages"][-1]["content"]
+    assert recalled["text"].startswith("[MEMORY]")
+    assert "Trevor -[HAS_BOSS]-> Joshua" in recalled["text"]
+    assert said == {"type": "text", "text": "Joshua did it again"}
     await comm.disconnect()
 
 
