@@ -22,6 +22,7 @@ from django.db import (
     InterfaceError,
     OperationalError,
     close_old_connections,
+    connection,
     transaction,
 )
 from django.db.models import Sum
@@ -282,12 +283,30 @@ async def _claude_stream(system: str, turns: list[dict], usage: Usage) -> AsyncI
             usage.output_tokens = final.usage.output_tokens
 
 
-def _recall(user, conversation: Conversation, text: str, now: datetime) -> dict:
+RECORD_LIST_LIMIT = 100
+"""Seeds and crossed edge ids a turn's recall frame and stored message carry at most (the
+rest are counted in ``record["omitted"]``; ``manage.py recall --json`` and the API's recall
+endpoint give the whole record). A Read on a 10 000-node graph can seed thousands of nodes:
+the full record was ~390 kB per turn."""
+
+
+def _recall(user, conversation: Conversation, text: str, now: datetime, *,
+            own_thread: bool) -> dict:
+    """The turn's Read. With ``own_thread`` it runs in a pool thread (``thread_sensitive=False``
+    at the call): on the process's one sync thread every connected user's Read queued behind
+    the others'. A pool thread keeps no connection between turns, so a database restart
+    cannot leave it holding a dead one."""
     from memory.services.read import recall
 
-    record = recall(user=user, message=text, now=now,
-                    conversation=None if conversation.incognito else conversation)
-    return record.to_dict()
+    if own_thread:
+        close_old_connections()
+    try:
+        record = recall(user=user, message=text, now=now,
+                        conversation=None if conversation.incognito else conversation)
+    finally:
+        if own_thread:
+            connection.close()
+    return record.to_dict(limit=RECORD_LIST_LIMIT)
 
 
 def _store_reply(*, user, conversation: Conversation, user_message: Message, text: str,
@@ -358,7 +377,11 @@ async def run_turn(*, user, conversation_id, text, client_id: str = "", send: Se
 
     conversation, user_message = start.conversation, start.user_message
     try:
-        record = await sync_to_async(_recall)(user, conversation, user_message.text, now)
+        # A caller inside a transaction (an API view in an atomic block, a test) must read its
+        # own uncommitted writes: then the Read stays on the caller's thread and connection.
+        in_transaction = await sync_to_async(lambda: connection.in_atomic_block)()
+        record = await sync_to_async(_recall, thread_sensitive=in_transaction)(
+            user, conversation, user_message.text, now, own_thread=not in_transaction)
     except DATABASE_DOWN:
         await _database_failed(send, saved=True)
         return None
