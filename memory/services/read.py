@@ -25,9 +25,7 @@ Every query filters on the user's id.
 
 from __future__ import annotations
 
-import threading
 import time
-from collections import OrderedDict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -58,6 +56,7 @@ from memory.core.seeding import (
 )
 from memory.core.words import content_words
 from memory.models import Edge, GraphVersion, MemoryKey, Node, Snippet, Traversal
+from memory.services.caches import UserLRU, user_key
 from memory.services.snapshot import GraphSnapshot, clear_snapshot_cache, load_snapshot
 
 __all__ = ["STRATEGIES", "ReadOptions", "ReadRecord", "clear_key_cache", "recall"]
@@ -209,40 +208,18 @@ class _KeySet:
         return 0 if self.ids is None else len(self.ids)
 
 
-_cache: OrderedDict[tuple, _KeySet] = OrderedDict()
-_cache_lock = threading.Lock()
+_keys: UserLRU[_KeySet] = UserLRU(
+    lambda: getattr(settings, "MEMORY_KEY_CACHE_ROWS", _CACHE_MAX_ROWS_DEFAULT))
+_cache = _keys.entries  # key → _KeySet, for inspection (tests)
+_cache_key = user_key
 
 
 def clear_key_cache() -> None:
-    """Forget every cached key matrix and graph snapshot (tests, benchmarks; never needed for
-    correctness)."""
-    with _cache_lock:
-        _cache.clear()
+    """Forget every cached key matrix, graph snapshot and passage set (tests, benchmarks;
+    never needed for correctness)."""
+    _keys.clear()
     clear_snapshot_cache()
-
-
-def _cache_key(user_id: int) -> tuple:
-    db = connection.settings_dict
-    return (db.get("HOST"), db.get("PORT"), db.get("NAME"), user_id)
-
-
-def _cache_get(key: tuple) -> _KeySet | None:
-    with _cache_lock:
-        entry = _cache.get(key)
-        if entry is not None:
-            _cache.move_to_end(key)
-        return entry
-
-
-def _cache_put(key: tuple, entry: _KeySet) -> None:
-    limit = getattr(settings, "MEMORY_KEY_CACHE_ROWS", _CACHE_MAX_ROWS_DEFAULT)
-    with _cache_lock:
-        _cache[key] = entry
-        _cache.move_to_end(key)
-        total = sum(e.rows for e in _cache.values())
-        while total > limit and len(_cache) > 1:
-            _, dropped = _cache.popitem(last=False)
-            total -= dropped.rows
+    clear_passage_cache()
 
 
 def _centre(rows: np.ndarray, mean: np.ndarray) -> np.ndarray:
@@ -370,7 +347,7 @@ def _exact_scores(cursor, user_id: int, vectors: np.ndarray, cached: _KeySet | N
         cached = _KeySet(version=version, n=n, threshold=settings.EXACT_SCAN_MAX_KEYS,
                          large=False, mean=mean, ids=ids, centred=centred)
         if version is not None:
-            _cache_put(cache_key, cached)
+            _keys.put(cache_key, cached)
     if cached.rows == 0:
         return _Scored(np.zeros(0, dtype=np.int64), np.zeros((len(vectors), 0), np.float32))
     queries = _centre(vectors, cached.mean)
@@ -401,7 +378,7 @@ def _hnsw_scores(cursor, user_id: int, vectors: np.ndarray, cached: _KeySet | No
         cached = _KeySet(version=version, n=n, threshold=settings.EXACT_SCAN_MAX_KEYS,
                          large=True, mean=_vectors([rows[0][2]])[0])
         if version is not None:
-            _cache_put(cache_key, cached)
+            _keys.put(cache_key, cached)
     candidates: dict[int, bytes] = {}
     for row in rows:
         if row[3] is not None:
@@ -414,8 +391,8 @@ def _hnsw_scores(cursor, user_id: int, vectors: np.ndarray, cached: _KeySet | No
 
 
 def _score_keys(cursor, user_id: int, vectors: np.ndarray) -> _Scored:
-    cache_key = _cache_key(user_id)
-    cached = _cache_get(cache_key)
+    cache_key = user_key(user_id)
+    cached = _keys.get(cache_key)
     if cached is not None and cached.large:
         scored = _hnsw_scores(cursor, user_id, vectors, cached, cache_key)
         if scored is None:
@@ -674,7 +651,7 @@ class _PassageSet:
         return len(self.texts)
 
 
-_passage_cache: OrderedDict[tuple, _PassageSet] = OrderedDict()
+_passages: UserLRU[_PassageSet] = UserLRU(lambda: _PASSAGE_CACHE_MAX)
 
 _PASSAGE_SQL = """
     WITH m AS (
@@ -701,8 +678,7 @@ _PASSAGE_SQL = """
 
 def clear_passage_cache() -> None:
     """Forget every cached passage set (tests, benchmarks; never needed for correctness)."""
-    with _cache_lock:
-        _passage_cache.clear()
+    _passages.clear()
 
 
 def _said_on(moment: datetime) -> str:
@@ -782,11 +758,8 @@ def _load_passages(cursor, user_id: int, options: ReadOptions) -> _PassageSet:
     from chat.models import Conversation, Message
     from memory.models import Episode
 
-    key = _cache_key(user_id)
-    with _cache_lock:
-        cached = _passage_cache.get(key)
-        if cached is not None:
-            _passage_cache.move_to_end(key)
+    key = user_key(user_id)
+    cached = _passages.get(key)
     shape = (options.passage_min_words, bool(options.passage_speaker_vectors),
              float(options.passage_context))
     if cached is not None and cached.shape != shape:
@@ -804,13 +777,7 @@ def _load_passages(cursor, user_id: int, options: ReadOptions) -> _PassageSet:
     if cached is not None and signature == cached.signature:
         return cached
     built = _build_passages(signature, [row[3:] for row in rows if row[3] is not None], *shape)
-    with _cache_lock:
-        _passage_cache[key] = built
-        _passage_cache.move_to_end(key)
-        total = sum(entry.rows for entry in _passage_cache.values())
-        while total > _PASSAGE_CACHE_MAX and len(_passage_cache) > 1:
-            _, dropped = _passage_cache.popitem(last=False)
-            total -= dropped.rows
+    _passages.put(key, built)
     return built
 
 

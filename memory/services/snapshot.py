@@ -21,17 +21,15 @@ Snapshots are LRU by user, bounded by ``settings.MEMORY_GRAPH_CACHE_ROWS`` rows 
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
 from dataclasses import dataclass, field
 from datetime import datetime
 
 import numpy as np
 from django.conf import settings
-from django.db import connection
 
 from memory.core.decay import DORMANT_BELOW, LAMBDA, TEMPORARY
 from memory.models import Edge, GraphVersion, MemoryKey, Node, NodeEpisode, Snippet
+from memory.services.caches import UserLRU, user_key
 from memory.services.decay import _MIN_EXPONENT
 
 __all__ = ["GraphSnapshot", "clear_snapshot_cache", "load_snapshot"]
@@ -94,30 +92,13 @@ def _epoch_us(moment: datetime) -> int:
 
 # --- the cache ---------------------------------------------------------------------------------
 
-_cache: OrderedDict[tuple, GraphSnapshot] = OrderedDict()
-_lock = threading.Lock()
+_snapshots: UserLRU[GraphSnapshot] = UserLRU(
+    lambda: getattr(settings, "MEMORY_GRAPH_CACHE_ROWS", 3_000_000))
 
 
 def clear_snapshot_cache() -> None:
     """Forget every cached snapshot (tests, benchmarks; never needed for correctness)."""
-    with _lock:
-        _cache.clear()
-
-
-def _cache_key(user_id: int) -> tuple:
-    db = connection.settings_dict
-    return (db.get("HOST"), db.get("PORT"), db.get("NAME"), user_id)
-
-
-def _remember(key: tuple, snapshot: GraphSnapshot) -> None:
-    limit = getattr(settings, "MEMORY_GRAPH_CACHE_ROWS", 3_000_000)
-    with _lock:
-        _cache[key] = snapshot
-        _cache.move_to_end(key)
-        total = sum(s.rows for s in _cache.values())
-        while total > limit and len(_cache) > 1:
-            _, dropped = _cache.popitem(last=False)
-            total -= dropped.rows
+    _snapshots.clear()
 
 
 # --- loading -----------------------------------------------------------------------------------
@@ -154,11 +135,8 @@ _SNAPSHOT_SQL = """
 def load_snapshot(cursor, user_id: int) -> GraphSnapshot:
     """The user's current snapshot: the cached one when its version is current, else freshly
     loaded (and cached, when the user has a version row). One query."""
-    key = _cache_key(user_id)
-    with _lock:
-        cached = _cache.get(key)
-        if cached is not None:
-            _cache.move_to_end(key)
+    key = user_key(user_id)
+    cached = _snapshots.get(key)
     cursor.execute(
         _SNAPSHOT_SQL.format(versions=GraphVersion._meta.db_table, edges=Edge._meta.db_table,
                              nodes=Node._meta.db_table, members=NodeEpisode._meta.db_table,
@@ -172,7 +150,7 @@ def load_snapshot(cursor, user_id: int) -> GraphSnapshot:
         return cached
     snapshot = _build(version, rows[1:])
     if version is not None:
-        _remember(key, snapshot)
+        _snapshots.put(key, snapshot)
     return snapshot
 
 
