@@ -19,6 +19,7 @@ from django.utils import timezone
 from chat import services
 from chat.models import Conversation
 from memory.models import get_owned_or_404
+from memory.services.graph_io import find_unstorable
 
 MAX_FRAME_BYTES = 64 * 1024
 
@@ -54,11 +55,19 @@ class ChatConsumer(AsyncWebsocketConsumer):
             return
         try:
             event = json.loads(text_data)
+        except RecursionError:
+            await self.error("bad_request", "That JSON is nested too deeply.")
+            return
         except ValueError:
             await self.error("bad_request", "That was not valid JSON.")
             return
         if not isinstance(event, dict) or not isinstance(event.get("type"), str):
             await self.error("bad_request", 'Expected an object with a "type".')
+            return
+        unstorable = find_unstorable(event)
+        if unstorable:
+            # PostgreSQL would refuse it (NUL, an unpaired surrogate), or it is not JSON data.
+            await self.error("bad_request", f"That frame cannot be accepted: {unstorable}.")
             return
         if event["type"] == "message":
             await services.run_turn(

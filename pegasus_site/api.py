@@ -19,6 +19,7 @@ from __future__ import annotations
 import codecs
 import json
 import logging
+import math
 
 from django.conf import settings
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
@@ -249,13 +250,29 @@ class LimitedJSONParser(BaseParser):
         encoding = (parser_context or {}).get("encoding", settings.DEFAULT_CHARSET)
         try:
             text = codecs.decode(raw, encoding)
-            return json.loads(text, parse_constant=_reject_constant)
-        except (ValueError, UnicodeDecodeError) as exc:
+            return json.loads(text, parse_constant=_reject_constant, parse_float=_finite_float)
+        except RecursionError:
+            raise exceptions.ParseError("The body is not valid JSON: it is nested too deeply.") \
+                from None
+        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
             raise exceptions.ParseError(f"The body is not valid JSON: {exc}") from None
+        except ValueError as exc:  # a constant or number JSON does not allow, a long integer
+            # The first clause only: Python's integer limit goes on to advise a developer.
+            raise exceptions.ParseError(
+                f"The body is not valid JSON: {str(exc).split(':')[0]}") from None
 
 
 def _reject_constant(name: str):
     raise ValueError(f"{name} is not valid JSON")
+
+
+def _finite_float(text: str) -> float:
+    # 1e400 is valid JSON syntax but no float: it would decode to Infinity, which neither
+    # the JSON renderer nor PostgreSQL's jsonb accept.
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(f"the number {text[:40]} is too large")
+    return value
 
 
 class ImportJSONParser(LimitedJSONParser):

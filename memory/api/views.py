@@ -441,22 +441,6 @@ class ExportView(ApiView):
         return Response(export_graph(user=request.user))
 
 
-def _find_unstorable(value, where: str = "") -> str | None:
-    """The path of the first string PostgreSQL cannot store (NUL, lone surrogates)."""
-    stack = [(where or "(document)", value)]
-    while stack:
-        path, item = stack.pop()
-        if isinstance(item, str):
-            if "\x00" in item or any("\ud800" <= ch <= "\udfff" for ch in item):
-                return path
-        elif isinstance(item, dict):
-            stack.extend((f"{path}.{k}", v) for k, v in item.items())
-            stack.extend((f"{path} (a key)", k) for k in item)
-        elif isinstance(item, list):
-            stack.extend((f"{path}[{i}]", v) for i, v in enumerate(item))
-    return None
-
-
 class ImportView(ApiView):
     parser_classes = [ImportJSONParser]
 
@@ -467,10 +451,7 @@ class ImportView(ApiView):
         """Add a ``pegasus-graph/1`` document to your graph, all or nothing. A node whose
         kind and name already exist in your graph rejects the whole file (409): merge graphs
         with the merge actions instead."""
-        bad = _find_unstorable(request.data)
-        if bad:
-            raise ValidationError(f"{bad} contains a character that cannot be stored "
-                                  "(NUL or an unpaired surrogate).")
+        # parse_graph names anything PostgreSQL could not store (NUL, unpaired surrogates).
         try:
             summary = import_graph(user=request.user, data=request.data, now=timezone.now())
         except GraphConflictError as exc:

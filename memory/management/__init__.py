@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import sys
 from datetime import datetime
 
@@ -39,7 +40,9 @@ def parse_now(value: str | None) -> datetime:
 
 
 def read_json_file(path: str):
-    """Parse the JSON in ``path`` (``-`` = standard input); a one-line CommandError otherwise."""
+    """Parse the JSON in ``path`` (``-`` = standard input); a one-line CommandError otherwise
+    (invalid JSON, NaN/Infinity, a number too large for a float or an integer too long to
+    convert, nesting deeper than the parser's recursion limit)."""
     try:
         if path == "-":
             text = sys.stdin.read()
@@ -51,8 +54,24 @@ def read_json_file(path: str):
     except UnicodeDecodeError:
         raise CommandError(f"{path} is not UTF-8 text") from None
     try:
-        return json.loads(text)
+        return json.loads(text, parse_constant=_reject_constant, parse_float=_finite_float)
     except json.JSONDecodeError as exc:
         raise CommandError(
             f"{path} is not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}"
         ) from None
+    except RecursionError:
+        raise CommandError(f"{path} is not valid JSON: it is nested too deeply") from None
+    except ValueError as exc:  # a constant or number JSON does not allow, an integer too long
+        # The first clause only: Python's integer limit goes on to advise a developer.
+        raise CommandError(f"{path} is not valid JSON: {str(exc).split(':')[0]}") from None
+
+
+def _reject_constant(name: str):
+    raise ValueError(f"{name} is not a JSON value")
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(f"the number {text[:40]} is too large")
+    return value

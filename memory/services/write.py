@@ -16,7 +16,7 @@ from typing import Any
 
 from django.db import connection
 
-from memory.core.cleaning import clean_batch
+from memory.core.cleaning import BatchError, clean_batch
 from memory.core.decay import TEMPORARY, reinforce, strength_at
 from memory.core.merge_rules import is_self_placeholder, normalise_name
 from memory.models import (
@@ -33,6 +33,7 @@ from memory.models import (
 )
 from memory.services import keys, merge
 from memory.services import reinforce as reinforcement
+from memory.services.graph_io import MAX_NAME, MAX_RELATION, find_unstorable
 from memory.services.locks import user_lock
 
 __all__ = ["WriteSummary", "commit_batch"]
@@ -223,11 +224,20 @@ def commit_batch(*, user, batch: dict, now: datetime, episode=None,
        keys are synced.
 
     Committing the same batch for the same episode twice creates no duplicate node, edge or
-    snippet (the second run reinforces). Raises ``BatchError`` for a malformed batch and
-    ``ValueError`` for an episode or conversation not ``user``'s, or an incognito one.
+    snippet (the second run reinforces). Raises ``BatchError`` for a malformed batch — one
+    holding anything PostgreSQL cannot store (``graph_io.find_unstorable``: NUL, unpaired
+    surrogates, non-finite numbers, deep nesting) or a name or label longer than its column
+    included — and ``ValueError`` for an episode or conversation not ``user``'s, or an
+    incognito one.
     """
     if now.tzinfo is None or now.utcoffset() is None:
         raise ValueError(f"now must be a timezone-aware datetime, got {now!r}")
+    unstorable = find_unstorable(batch)
+    if unstorable:
+        raise BatchError(unstorable)
+    self_name = batch.get("self_name") if isinstance(batch, dict) else None
+    if isinstance(self_name, str) and len(" ".join(self_name.split())) > MAX_NAME:
+        raise BatchError(f"self_name is longer than {MAX_NAME} characters")
     if conversation is not None:
         if conversation.user_id != user.pk:
             raise ValueError("conversation not found")
@@ -243,6 +253,7 @@ def _commit(user, batch, now, episode, messages, conversation) -> WriteSummary:
     result = clean_batch(batch, messages=texts,
                          known_names={name: node.kind for name, node in named.items()})
     clean = result.batch
+    _check_lengths(clean)
     summary = WriteSummary(fixes=list(result.fixes),
                            dropped=[{"item": d.item, "reason": d.reason} for d in result.drops])
     episode = _episode(user, episode, clean.get("episode"), now)
@@ -254,12 +265,11 @@ def _commit(user, batch, now, episode, messages, conversation) -> WriteSummary:
         end not in refs and is_self_placeholder(end)
         for r in relations for end in (r["source"], r["target"])
     )
-    raw = batch if isinstance(batch, dict) else {}
-    aliases = raw.get("self_aliases")
+    # The cleaned self fields (instruction-like or malformed ones are dropped by cleaning).
     self_node, notes = merge.ensure_self_node(
-        user=user, now=now, self_name=raw.get("self_name"),
-        self_aliases=aliases if isinstance(aliases, list) else (),
-        self_properties=raw.get("self_properties"), needed=names_self,
+        user=user, now=now, self_name=clean.get("self_name"),
+        self_aliases=clean.get("self_aliases", ()),
+        self_properties=clean.get("self_properties"), needed=names_self,
     )
     summary.fixes.extend(notes)
 
@@ -317,6 +327,19 @@ def _commit(user, batch, now, episode, messages, conversation) -> WriteSummary:
     keys.sync_node_keys(user_id=user.pk, nodes=list({n.pk: n for n in changed}.values()))
     keys.sync_relation_keys(user_id=user.pk, relations={e.relation for e in writer.new})
     return summary
+
+
+def _check_lengths(clean: dict) -> None:
+    """Names and labels the cleaned batch would store must fit their columns; one too long
+    rejects the batch (``BatchError``) instead of failing in the database."""
+    for entity in clean["entities"]:
+        if len(entity["name"]) > MAX_NAME:
+            raise BatchError(f"entity {entity['name'][:40]!r}… has a name longer than "
+                             f"{MAX_NAME} characters")
+    for relation in clean["relations"]:
+        if len(relation["relation"]) > MAX_RELATION:
+            raise BatchError(f"relation {relation['relation'][:40]!r}… has a label longer "
+                             f"than {MAX_RELATION} characters")
 
 
 def _summarise_resolutions(summary: WriteSummary, resolutions) -> None:
