@@ -5,6 +5,9 @@ from django.db.models import F, Q
 from memory.models.owned import OwnedQuerySet
 
 RELATION_PATTERN = r"^[A-Z][A-Z0-9]*(_[A-Z0-9]+){0,3}$"
+OCCURRED_PATTERN = r"^([0-9]{4}(-[0-9]{2}(-[0-9]{2}(/[0-9]{4}-[0-9]{2}-[0-9]{2})?)?)?)?$"
+"""When a claim happened (SPEC §5.5): ``""`` (unknown), ``YYYY``, ``YYYY-MM``, ``YYYY-MM-DD``
+or a day range ``YYYY-MM-DD/YYYY-MM-DD``."""
 
 
 class Stability(models.TextChoices):
@@ -55,6 +58,8 @@ class Edge(models.Model):
                                 on_delete=models.SET_NULL, related_name="+")
     episodes = models.ManyToManyField("memory.Episode", through="memory.EdgeEpisode",
                                       related_name="edges", blank=True)
+    occurred = models.CharField(max_length=21, blank=True, default="",
+                                help_text="when it happened, from its latest dated sighting")
     created_at = models.DateTimeField()
 
     objects = EdgeQuerySet.as_manager()
@@ -84,6 +89,8 @@ class Edge(models.Model):
                                    name="edge_stability_valid"),
             models.CheckConstraint(condition=Q(cardinality__in=Cardinality.values),
                                    name="edge_cardinality_valid"),
+            models.CheckConstraint(condition=Q(occurred__regex=OCCURRED_PATTERN),
+                                   name="edge_occurred_format"),
         ]
         indexes = [
             models.Index(fields=["user", "source"], name="edge_user_source"),

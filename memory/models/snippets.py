@@ -21,6 +21,8 @@ class Snippet(models.Model):
                                 on_delete=models.SET_NULL, related_name="snippets")
     message = models.ForeignKey("chat.Message", null=True, blank=True, on_delete=models.SET_NULL,
                                 related_name="snippets")
+    occurred = models.CharField(max_length=21, blank=True, default="",
+                                help_text="when what it says happened (Edge.occurred's format)")
     created_at = models.DateTimeField()
 
     objects = OwnedQuerySet.as_manager()
