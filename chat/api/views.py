@@ -200,9 +200,11 @@ class MessageListView(ApiMixin, GenericAPIView):
     def get_queryset(self):
         return Conversation.objects.for_user(self.request.user)
 
-    @extend_schema(tags=TAGS, responses=s.MessageSerializer(many=True))
+    @extend_schema(tags=TAGS, responses={200: s.MessageSerializer(many=True),
+                                         400: ErrorSerializer})
     def get(self, request, conversation_id):
-        """The conversation's messages, oldest first, in cursor pages (follow ``next``)."""
+        """The conversation's messages, oldest first, in cursor pages (follow ``next``). A
+        cursor not taken from ``next``/``previous`` is a 400 (`invalid_cursor`)."""
         conversation = self.get_object()
         page = self.paginate_queryset(conversation.messages.all())
         return self.get_paginated_response(s.MessageSerializer(page, many=True).data)

@@ -82,7 +82,7 @@ def test_messages_come_in_cursor_pages_oldest_first(alice_api, conversation):
     second = alice_api.get(first["next"]).json()
     assert [m["text"] for m in second["results"]] == ["m2"] and second["next"] is None
     broken = alice_api.get(f"{API}/{conversation.pk}/messages/?cursor=garbage")
-    assert broken.status_code == 404 and broken.json()["error"]["code"] == "not_found"
+    assert broken.status_code == 400 and broken.json()["error"]["code"] == "invalid_cursor"
 
 
 @pytest.mark.django_db
