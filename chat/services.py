@@ -236,22 +236,23 @@ def prompt_turns(turns: list[dict], record_text: str) -> list[dict]:
                        "content": [{"type": "text", "text": record_text}, *blocks]}]
 
 
-def offline_reply(record: dict) -> str:
-    """The reply composed from what was recalled when no LLM is configured."""
-    lines = record.get("memory_lines") or []
-    snippets = record.get("context_snippets") or []
-    if not lines and not snippets:
-        return ("*Offline mode* — I have no assistant model configured, and nothing I remember "
-                "seems related to this message yet. Tell me more and I will remember it when "
-                "this conversation ends.")
-    parts = ["*Offline mode* — no assistant model is configured, so here is what I remember "
-             "that seems related:"]
-    parts.extend(f"- {line}" for line in lines)
-    if snippets:
-        parts.append("")
-        parts.append("In your words:")
-        parts.extend(f"> {s['text']}" for s in snippets)
-    return "\n".join(parts)
+def offline_reply(record: dict, *, message: str = "", self_names=()) -> str:
+    """The reply composed from what was recalled when no LLM is configured: plain sentences,
+    what is not known, labelled offline (``chat.offline.compose``)."""
+    from chat.offline import compose
+
+    return compose(record, message=message, self_names=self_names)
+
+
+def _self_names(user) -> list[str]:
+    """The user's own node name and aliases (so a memory about them reads "your ...")."""
+    from memory.models import Node
+
+    names: list[str] = []
+    for name, aliases in Node.objects.for_user(user).filter(is_self=True).values_list(
+            "name", "aliases"):
+        names += [name, *(aliases or [])]
+    return names
 
 
 async def _offline_stream(text: str) -> AsyncIterator[str]:
@@ -393,7 +394,9 @@ async def run_turn(*, user, conversation_id, text, client_id: str = "", send: Se
     chunks: list[str] = []
     try:
         if offline:
-            stream = _offline_stream(offline_reply(record))
+            self_names = await sync_to_async(_self_names)(user)
+            stream = _offline_stream(offline_reply(record, message=user_message.text,
+                                                   self_names=self_names))
         else:
             turns = await sync_to_async(recent_turns)(conversation, user_message)
             stream = _claude_stream(system_prompt(record["text"]),

@@ -51,7 +51,9 @@ async def test_offline_reply_is_composed_from_what_was_recalled(alice, conversat
     events = await receive_turn(comm)
     record = events[0]["record"]
     assert "Trevor -[HAS_BOSS]-> Joshua" in record["memory_lines"]
-    assert "Trevor -[HAS_BOSS]-> Joshua" in events[-1]["message"]["text"]
+    reply = events[-1]["message"]["text"]
+    assert "Joshua is your boss." in reply and "-[" not in reply  # sentences, not the panel
+    assert "“my current boss, Joshua, is great”" in reply
     stored = await sync_to_async(Message.objects.get)(conversation=conversation, role="assistant")
     assert stored.recall["memory_lines"] == record["memory_lines"]
     assert await sync_to_async(Traversal.objects.filter(conversation=conversation).count)() >= 1
