@@ -12,10 +12,11 @@ from django.conf import settings
 from django.contrib.auth import authenticate
 from drf_spectacular.utils import extend_schema
 from knox.models import AuthToken
-from rest_framework import serializers, status
+from rest_framework import exceptions, serializers, status
 from rest_framework.permissions import AllowAny, IsAuthenticated
 from rest_framework.response import Response
 
+from accounts.lockout import locked_for
 from accounts.tokens import create_token, revoke_all, revoke_token
 from pegasus_site.api import (
     AnonRateThrottle,
@@ -82,10 +83,21 @@ class TokenView(ApiView):
     def post(self, request):
         """Sign in: a new token for this device. Wrong credentials are a 400
         (`invalid_credentials`) that does not say whether the username exists; when email
-        verification is mandatory, an unconfirmed address is a 400 `email_unverified`."""
+        verification is mandatory, an unconfirmed address is a 400 `email_unverified`.
+        After `LOGIN_FAILURE_LIMIT` wrong passwords for one account (here or on the website)
+        its password sign-in is locked for a while: a 429 (`throttled`) with `Retry-After`.
+        Changing or resetting the password revokes every token of the account."""
         body = TokenRequestSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         data = body.validated_data
+        wait = locked_for(data["username"])
+        if wait:
+            # Shared with the website's sign-in (accounts/lockout.py); said for unknown
+            # usernames too, so it does not tell which accounts exist.
+            raise exceptions.Throttled(
+                wait=wait, detail="Too many failed sign-ins for this account; try again "
+                                  f"in {max(1, round(wait / 60))} minutes or reset your "
+                                  "password.")
         user = authenticate(request._request, username=data["username"],
                             password=data["password"])
         if user is None or not user.is_active:

@@ -11,6 +11,70 @@ from accounts.models import Profile
 from chat.models import Conversation
 
 
+def user_group(user_id: int) -> str:
+    """The channel-layer group every open socket of a user joins (``chat.consumers``)."""
+    return f"user.{user_id}"
+
+
+def _live_sessions_of(user) -> list[str]:
+    """Keys of the unexpired database sessions signed in as ``user`` (sessions carry no user
+    column: each is decoded)."""
+    from django.utils import timezone
+
+    user_id = str(user.pk)
+    return [s.pk for s in Session.objects.filter(expire_date__gt=timezone.now())
+            if s.get_decoded().get("_auth_user_id") == user_id]
+
+
+def close_sockets(*, user_id: int, keep_session: str = "", only_session: str = "") -> None:
+    """After commit, close ``user_id``'s open sockets: all of them, or all but those opened
+    with session ``keep_session``, or only those of ``only_session``. Sockets served by other
+    processes are reached through the channel layer (Redis when more than one process)."""
+    from asgiref.sync import async_to_sync
+    from channels.layers import get_channel_layer
+
+    def send():
+        layer = get_channel_layer()
+        if layer is not None:
+            async_to_sync(layer.group_send)(user_group(user_id), {
+                "type": "account.revoked", "keep": keep_session or "",
+                "only": only_session or "",
+            })
+
+    transaction.on_commit(send)
+
+
+def revoke_access(*, user, keep_session: str = "") -> None:
+    """End every way ``user`` is signed in except the website session ``keep_session`` (the
+    browser that changed the password): every API token, every other session, every socket
+    (closed after commit). Called on password change, password reset and deactivation."""
+    from accounts.tokens import revoke_all
+
+    with transaction.atomic():
+        revoke_all(user=user)
+        Session.objects.filter(
+            pk__in=[key for key in _live_sessions_of(user) if key != keep_session]).delete()
+        close_sockets(user_id=user.pk, keep_session=keep_session)
+
+
+def still_signed_in(*, user_id: int, session_key: str | None) -> bool:
+    """Whether a socket opened by ``user_id`` with session ``session_key`` may still act:
+    the account is active, the session still exists and still names this user with the
+    current password (Django's session hash changes with the password)."""
+    from importlib import import_module
+
+    from django.conf import settings
+    from django.contrib.auth import HASH_SESSION_KEY, SESSION_KEY, get_user_model
+    from django.utils.crypto import constant_time_compare
+
+    user = get_user_model()._default_manager.filter(pk=user_id, is_active=True).first()
+    if user is None or not session_key:
+        return False
+    data = import_module(settings.SESSION_ENGINE).SessionStore(session_key=session_key).load()
+    return data.get(SESSION_KEY) == str(user.pk) and constant_time_compare(
+        data.get(HASH_SESSION_KEY, ""), user.get_session_auth_hash())
+
+
 def get_profile(user) -> Profile:
     profile, _ = Profile.objects.get_or_create(user=user)
     return profile

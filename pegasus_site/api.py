@@ -41,6 +41,8 @@ from rest_framework.throttling import SimpleRateThrottle
 from rest_framework.views import APIView
 from rest_framework.views import exception_handler as drf_exception_handler
 
+from pegasus_site.client_ip import client_ip
+
 logger = logging.getLogger(__name__)
 
 API_PREFIX = "/api/"
@@ -351,6 +353,14 @@ class _SettingsRate:
         return rates[self.scope]
 
 
+class _ClientAddress:
+    """The client's address as ``ClientIpMiddleware`` resolved it: X-Forwarded-For counts
+    only from ``TRUSTED_PROXIES`` (DRF's own ``get_ident`` takes it from anyone)."""
+
+    def get_ident(self, request):
+        return client_ip(request)
+
+
 class UserRateThrottle(_SettingsRate, SimpleRateThrottle):
     """Per signed-in user (``user`` rate); anonymous requests are left to the IP throttle."""
 
@@ -362,7 +372,7 @@ class UserRateThrottle(_SettingsRate, SimpleRateThrottle):
         return self.cache_format % {"scope": self.scope, "ident": request.user.pk}
 
 
-class AnonRateThrottle(_SettingsRate, SimpleRateThrottle):
+class AnonRateThrottle(_ClientAddress, _SettingsRate, SimpleRateThrottle):
     """Per client IP for requests that are not signed in (``anon`` rate)."""
 
     scope = "anon"
@@ -373,7 +383,7 @@ class AnonRateThrottle(_SettingsRate, SimpleRateThrottle):
         return self.cache_format % {"scope": self.scope, "ident": self.get_ident(request)}
 
 
-class LoginRateThrottle(_SettingsRate, SimpleRateThrottle):
+class LoginRateThrottle(_ClientAddress, _SettingsRate, SimpleRateThrottle):
     """Token requests per client IP (``login`` rate), whatever the outcome: slows password
     guessing without telling which usernames exist."""
 

@@ -7,6 +7,7 @@ mode). ``PEGASUS_ENV=production`` switches on the production posture and then re
 
 from __future__ import annotations
 
+import ipaddress
 import os
 import secrets
 from datetime import timedelta
@@ -100,6 +101,8 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # First: everything after it sees the client's address (pegasus_site/client_ip.py).
+    "pegasus_site.client_ip.ClientIpMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -182,6 +185,7 @@ Q_CLUSTER = {
 
 # --- Auth -----------------------------------------------------------------------------------
 AUTHENTICATION_BACKENDS = [
+    "accounts.lockout.LockoutBackend",  # first: a locked account's password is not checked
     "django.contrib.auth.backends.ModelBackend",
     "allauth.account.auth_backends.AuthenticationBackend",
 ]
@@ -192,6 +196,16 @@ ACCOUNT_LOGIN_METHODS = {"username", "email"}
 ACCOUNT_SIGNUP_FIELDS = ["email*", "username*", "password1*", "password2*"]
 ACCOUNT_EMAIL_VERIFICATION = env_str("ACCOUNT_EMAIL_VERIFICATION", "optional")
 ACCOUNT_RATE_LIMITS = {"login_failed": "10/m/ip,5/5m/key"}
+# allauth reads the client address from REMOTE_ADDR, which ClientIpMiddleware has already
+# resolved through TRUSTED_PROXIES; it must not read X-Forwarded-For again on its own.
+ALLAUTH_TRUSTED_PROXY_COUNT = 0
+ALLAUTH_TRUSTED_CLIENT_IP_HEADER = None
+# Per account, shared by the website's sign-in (admin included) and the API token endpoint
+# (accounts/lockout.py): this many failed passwords within the window lock the account's
+# password sign-in for LOGIN_LOCKOUT_MINUTES, from every address.
+LOGIN_FAILURE_LIMIT = env_int("LOGIN_FAILURE_LIMIT", 5)
+LOGIN_FAILURE_WINDOW_MINUTES = env_int("LOGIN_FAILURE_WINDOW_MINUTES", 15)
+LOGIN_LOCKOUT_MINUTES = env_int("LOGIN_LOCKOUT_MINUTES", 15)
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
@@ -292,6 +306,15 @@ CONTENT_SECURITY_POLICY = {
         "form-action": [SELF],
     }
 }
+# Addresses or networks of the reverse proxies in front of Daphne (comma-separated). Only a
+# request from one of them has its X-Forwarded-For read (pegasus_site/client_ip.py).
+TRUSTED_PROXIES = env_list("TRUSTED_PROXIES", [])
+for _proxy in TRUSTED_PROXIES:
+    try:
+        ipaddress.ip_network(_proxy, strict=False)
+    except ValueError:
+        raise ImproperlyConfigured(
+            f"TRUSTED_PROXIES: {_proxy!r} is not an IP address or network") from None
 SESSION_COOKIE_HTTPONLY = True
 CSRF_COOKIE_HTTPONLY = False  # the chat and explorer scripts read it for fetch()
 X_FRAME_OPTIONS = "DENY"

@@ -32,6 +32,14 @@ def _port_in_use(host: str, port: int) -> bool:
     return False
 
 
+def daphne_command(python: str, host: str, port: int) -> list[str]:
+    """Daphne's command line. Never ``--proxy-headers``: Daphne would take the left-most
+    X-Forwarded-For entry from any peer, which the client writes. Forwarded addresses are
+    read in Django instead, only from ``TRUSTED_PROXIES`` (pegasus_site/client_ip.py)."""
+    return [python, "-m", "daphne", "-b", host, "-p", str(port),
+            "pegasus_site.asgi:application"]
+
+
 class Command(BaseCommand):
     help = "Run the web server (Daphne) and the worker (django-q2) together."
 
@@ -58,11 +66,8 @@ class Command(BaseCommand):
         python = sys.executable
         manage = str(settings.BASE_DIR / "manage.py")
         children: list[subprocess.Popen] = [
-            subprocess.Popen(
-                [python, "-m", "daphne", "-b", host, "-p", str(port),
-                 "--proxy-headers", "pegasus_site.asgi:application"],
-                cwd=settings.BASE_DIR, start_new_session=True,
-            )
+            subprocess.Popen(daphne_command(python, host, port), cwd=settings.BASE_DIR,
+                             start_new_session=True)
         ]
         if not no_worker:
             children.append(
