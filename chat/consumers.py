@@ -2,9 +2,13 @@
 
 client → ``{"type": "message", "text": "...", "client_id": "..."}`` | ``{"type": "end"}``
 server → ``recall`` · ``delta``… · ``done`` | ``ended`` | ``error {code, detail}``
+server, from another tab or client on the same conversation → ``message {message, title?}``
+(a stored user message or reply) | ``ended``
 
 Anonymous users and other users' conversation ids get the socket closed (4401 / 4404)
-before it is accepted; routing already validated the Origin header.
+before it is accepted; routing already validated the Origin header (scheme, host and port:
+``pegasus_site.origins``). An open socket is closed (4401) when its user signs out of that
+session, changes or resets the password or is deactivated, and every frame re-checks that.
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ from channels.generic.websocket import AsyncWebsocketConsumer
 from django.http import Http404
 from django.utils import timezone
 
+from accounts.services import still_signed_in, user_group
 from chat import services
 from chat.models import Conversation
 from memory.models import get_owned_or_404
@@ -38,7 +43,36 @@ class ChatConsumer(AsyncWebsocketConsumer):
             await self.close(code=4404)
             return
         self.user = user
+        # This user's sockets are closed when the account's password changes, it is
+        # deactivated or this session signs out (accounts.services.close_sockets); listed in
+        # ``groups`` so that Channels leaves the group on disconnect.
+        self.session_key = getattr(self.scope.get("session"), "session_key", None) or ""
+        self.groups = [*self.groups, user_group(user.pk)]
+        await self.channel_layer.group_add(user_group(user.pk), self.channel_name)
+        # Every tab on this conversation joins its group: each sees the others' messages and
+        # the end (across server processes with the Redis channel layer).
+        self.group = services.conversation_group(self.conversation.pk)
+        await self.channel_layer.group_add(self.group, self.channel_name)
         await self.accept()
+
+    async def disconnect(self, code):
+        group = getattr(self, "group", None)
+        if group:
+            await self.channel_layer.group_discard(group, self.channel_name)
+
+    async def conversation_event(self, event: dict) -> None:
+        """A group event (``services.broadcast``): pass it on unless this socket caused it."""
+        if event.get("origin") != self.channel_name:
+            await self.send_event(event["payload"])
+
+    async def account_revoked(self, event: dict) -> None:
+        """``accounts.services.close_sockets``: close unless this socket's session is the one
+        kept (``keep``) or another one was meant (``only``)."""
+        if event.get("only") and event["only"] != self.session_key:
+            return
+        if event.get("keep") and event["keep"] == self.session_key:
+            return
+        await self.close(code=4401)
 
     async def send_event(self, event: dict) -> None:
         await self.send(text_data=json.dumps(event, ensure_ascii=False))
@@ -69,14 +103,22 @@ class ChatConsumer(AsyncWebsocketConsumer):
             # PostgreSQL would refuse it (NUL, an unpaired surrogate), or it is not JSON data.
             await self.error("bad_request", f"That frame cannot be accepted: {unstorable}.")
             return
+        # Signed out, deactivated or the password changed since the socket opened (a close
+        # event may not have reached it yet): nothing more happens on it.
+        if not await sync_to_async(still_signed_in)(user_id=self.user.pk,
+                                                    session_key=self.session_key):
+            await self.close(code=4401)
+            return
         if event["type"] == "message":
             await services.run_turn(
                 user=self.user, conversation_id=self.conversation.pk, text=event.get("text"),
                 client_id=event.get("client_id") or "", send=self.send_event,
+                origin=self.channel_name,
             )
         elif event["type"] == "end":
             await sync_to_async(services.end_conversation)(
-                user=self.user, conversation=self.conversation, now=timezone.now()
+                user=self.user, conversation=self.conversation, now=timezone.now(),
+                origin=self.channel_name,
             )
             await self.send_event({"type": "ended"})
         else:

@@ -50,6 +50,39 @@ class TurnError(Exception):
         self.code, self.detail = code, detail
 
 
+# --- Live updates to every open tab of a conversation ---------------------------------------
+
+
+def conversation_group(conversation_id: int) -> str:
+    """The channel-layer group every socket open on a conversation joins."""
+    return f"conversation.{int(conversation_id)}"
+
+
+async def broadcast(conversation_id: int, payload: dict, *, origin: str = "") -> None:
+    """Send ``payload`` (a protocol event) to every socket on the conversation except the
+    channel ``origin`` (the tab that caused it already has it). Best effort: a channel layer
+    outage must not fail a turn that is already stored."""
+    from channels.layers import get_channel_layer
+
+    layer = get_channel_layer()
+    if layer is None:
+        return
+    try:
+        await layer.group_send(conversation_group(conversation_id),
+                               {"type": "conversation.event", "origin": origin,
+                                "payload": payload})
+    except Exception:
+        logger.warning("could not broadcast to conversation %s", conversation_id, exc_info=True)
+
+
+def broadcast_on_commit(conversation_id: int, payload: dict, *, origin: str = "") -> None:
+    """``broadcast`` from synchronous code, once the surrounding transaction commits."""
+    from asgiref.sync import async_to_sync
+
+    transaction.on_commit(lambda: async_to_sync(broadcast)(conversation_id, payload,
+                                                           origin=origin))
+
+
 # --- Conversations ---------------------------------------------------------------------------
 
 
@@ -80,11 +113,12 @@ def delete_conversation(*, conversation: Conversation) -> None:
     conversation.delete()
 
 
-def end_conversation(*, user, conversation: Conversation, now: datetime):
+def end_conversation(*, user, conversation: Conversation, now: datetime, origin: str = ""):
     """End an open conversation and enqueue its one extraction job (idempotent).
 
     Returns the Episode (None for an empty conversation). Ending twice, or ending an
-    already-ended conversation, enqueues nothing new.
+    already-ended conversation, enqueues nothing new. Every socket on the conversation but
+    the channel ``origin`` is told it ended.
     """
     from memory.services.jobs import schedule_extraction
 
@@ -94,6 +128,9 @@ def end_conversation(*, user, conversation: Conversation, now: datetime):
             locked.status = ConversationStatus.ENDED
             locked.ended_at = now
             locked.save(update_fields=["status", "ended_at"])
+            # Every other tab on it (and its sidebar) learns it ended, whoever ended it.
+            broadcast_on_commit(locked.pk, {"type": "ended", "conversation": locked.pk},
+                                origin=origin)
         conversation.status, conversation.ended_at = locked.status, locked.ended_at
         if not locked.messages.filter(role=Role.USER).exists():
             return None
@@ -351,7 +388,7 @@ async def _database_failed(send: Send, *, saved: bool) -> None:
 
 
 async def run_turn(*, user, conversation_id, text, client_id: str = "", send: Send,
-                   now: datetime | None = None) -> Message | None:
+                   now: datetime | None = None, origin: str = "") -> Message | None:
     """One chat turn, reported through ``send`` as protocol events:
     ``recall`` → ``delta``… → ``done`` (or one ``error``). Returns the stored reply.
 
@@ -377,6 +414,10 @@ async def run_turn(*, user, conversation_id, text, client_id: str = "", send: Se
         return start.reply
 
     conversation, user_message = start.conversation, start.user_message
+    # Other tabs on this conversation see the message (and below, the reply) as it is stored.
+    title = conversation.title or _title_from(user_message.text)
+    await broadcast(conversation.pk, {"type": "message", "title": title,
+                                      "message": message_payload(user_message)}, origin=origin)
     try:
         # A caller inside a transaction (an API view in an atomic block, a test) must read its
         # own uncommitted writes: then the Read stays on the caller's thread and connection.
@@ -423,4 +464,6 @@ async def run_turn(*, user, conversation_id, text, client_id: str = "", send: Se
         await _database_failed(send, saved=True)
         return None
     await send({"type": "done", "message": message_payload(reply)})
+    await broadcast(conversation.pk, {"type": "message", "message": message_payload(reply)},
+                    origin=origin)
     return reply

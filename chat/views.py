@@ -1,5 +1,6 @@
 """Chat pages. Thin: authenticate, find the owned conversation, call a service, render."""
 
+from django.conf import settings
 from django.contrib import messages as flash
 from django.contrib.auth.decorators import login_required
 from django.http import JsonResponse
@@ -42,6 +43,7 @@ def conversation_page(request, conversation_id):
         "conversation": conversation,
         "conversations": _sidebar(request.user),
         "history": history,
+        "max_chars": settings.CHAT_MAX_MESSAGE_CHARS,
     })
 
 

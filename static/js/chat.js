@@ -16,6 +16,7 @@
   const endedNote = document.getElementById("ended-note");
   const renameForm = document.getElementById("rename-form");
   const render = window.PegasusMarkdown.render;
+  const maxChars = Number(root.dataset.maxChars) || 8000;
 
   const state = {
     socket: null,
@@ -161,21 +162,31 @@
   }
 
   function markEnded() {
+    const wasOpen = !state.ended;
     state.ended = true;
     composer.hidden = true;
     endButton.disabled = true;
     endedNote.hidden = false;
+    const status = document.querySelector(
+      '.conversation-list li[data-conversation="' + root.dataset.conversationId + '"] .status');
+    if (status) status.textContent = "ended";
+    if (wasOpen) showError("");
+  }
+
+  function showTitle(text) {
+    // The server titles a conversation after its first message; show it without a reload.
+    const title = document.getElementById("title");
+    if (!title || title.value || !text) return;
+    title.value = text;
+    const current = document.querySelector(".conversation-list li.current a");
+    if (current) current.textContent = text;
   }
 
   function handle(event) {
     if (event.type === "recall") {
-      const title = document.getElementById("title");
-      if (title && !title.value && event.user_message) {
-        // The server titles a conversation after its first message; show it without a reload.
+      if (event.user_message) {
         const text = event.user_message.text.replace(/\s+/g, " ");
-        title.value = text.length <= 60 ? text : text.slice(0, 57).trim() + "…";
-        const current = document.querySelector(".conversation-list li.current a");
-        if (current) current.textContent = title.value;
+        showTitle(text.length <= 60 ? text : text.slice(0, 57).trim() + "…");
       }
       if (event.user_message) {
         const pendingLi = list.querySelector("li.message.user.pending");
@@ -189,6 +200,10 @@
       const pendingLi = list.querySelector("li.message.user.pending");
       if (pendingLi && event.user_message) { pendingLi.remove(); addMessage(event.user_message); }
       finishTurn(event.message);
+    } else if (event.type === "message") {
+      // Stored by another tab (or an API client) on this conversation.
+      if (event.title) showTitle(event.title);
+      addMessage(event.message);
     } else if (event.type === "ended") {
       markEnded();
     } else if (event.type === "error") {
@@ -263,7 +278,7 @@
   function send(text) {
     text = text.trim();
     if (!text || state.pending || state.ended) return;
-    if (text.length > 8000) { showError("Messages are limited to 8000 characters."); return; }
+    if (text.length > maxChars) { showError(tooLong(text.length)); return; }
     showError("");
     state.pending = { client_id: newClientId(), text: text };
     const li = addMessage({ role: "user", text: text });
@@ -274,6 +289,18 @@
       state.socket.send(JSON.stringify({ type: "message", text: text, client_id: state.pending.client_id }));
     }
   }
+
+  function tooLong(length) {
+    return "This message has " + length + " characters; messages are limited to " + maxChars +
+      ". Shorten it or split it into several messages — nothing was sent.";
+  }
+
+  // Say so as soon as a paste goes over the limit, rather than cutting it mid-word.
+  input.addEventListener("input", function () {
+    const length = input.value.trim().length;
+    if (length > maxChars) showError(tooLong(length));
+    else if (errorBox.textContent.indexOf("messages are limited to") !== -1) showError("");
+  });
 
   composer.addEventListener("submit", function (ev) { ev.preventDefault(); send(input.value); });
   input.addEventListener("keydown", function (ev) {
