@@ -1,7 +1,9 @@
 """ASGI entry point: HTTP through Django, websockets through Channels.
 
 Websocket routing is wrapped in ``AllowedHostsOriginValidator(AuthMiddlewareStack(...))``:
-a socket from a foreign origin is refused and every consumer sees ``scope["user"]``.
+a socket from a foreign origin is refused and every consumer sees ``scope["user"]``; between
+the two, ``SiteOriginValidator`` also requires the Origin's scheme and port to be the site's
+(pegasus_site/origins.py).
 """
 
 import logging
@@ -19,13 +21,14 @@ from django.core.asgi import get_asgi_application
 
 django_asgi_app = get_asgi_application()
 
+from pegasus_site.origins import SiteOriginValidator  # noqa: E402
 from pegasus_site.routing import websocket_urlpatterns  # noqa: E402
 
 application = ProtocolTypeRouter(
     {
         "http": django_asgi_app,
         "websocket": AllowedHostsOriginValidator(
-            AuthMiddlewareStack(URLRouter(websocket_urlpatterns))
+            SiteOriginValidator(AuthMiddlewareStack(URLRouter(websocket_urlpatterns)))
         ),
     }
 )

@@ -249,7 +249,7 @@ _ORIGIN_SCRIPT = """
 @pytest.mark.django_db(transaction=True)
 def test_a_production_socket_checks_its_origin_against_allowed_hosts(alice, settings):
     """A production process (ALLOWED_HOSTS pegasus.example.com, this run's database and
-    signing key, so alice's session is valid there): the site's own origin is accepted —
+    signing key, so alice's session is valid there): the site's own https origin is accepted —
     and, anonymous, gets through to the consumer, which refuses it (4401); every other
     origin, lookalikes, "null" and a missing Origin header included, is refused before the
     consumer, signed in or not."""
@@ -268,7 +268,9 @@ def test_a_production_socket_checks_its_origin_against_allowed_hosts(alice, sett
     for who, through in (("signed in", [True, None]), ("anonymous", [False, 4401])):
         outcomes = seen[who]
         assert outcomes.pop("https://pegasus.example.com") == through, who
-        assert outcomes.pop("http://pegasus.example.com") == through, who  # TLS ends earlier
+        # With SECURE_SSL_REDIRECT no page is served over http, so its origin is not the
+        # site's (the scheme is compared since issue 18: pegasus_site/origins.py).
+        assert outcomes.pop("http://pegasus.example.com") == [False, 1000], who
         assert all(outcome == [False, 1000] for outcome in outcomes.values()), (who, outcomes)
 
 
