@@ -284,6 +284,7 @@
       const r = radius * Math.sqrt(rng());
       const attrs = {
         label: n.name, kind: n.kind, degree: n.degree || 0, size: nodeSize(n.degree),
+        isSelf: !!n.is_self,
         color: kindColor(n.kind), x: r * Math.cos(angle), y: r * Math.sin(angle),
       };
       if (old && old.hasNode(key)) {
@@ -325,6 +326,7 @@
     const laidOut = performance.now();
 
     if (state.selected && !g.hasNode(state.selected)) clearSelection();
+    rankImportant(g);
     state.graph = g;
     state.neighbours = state.selected ? new Set(g.neighbors(state.selected)) : new Set();
     drawKindFilter();
@@ -384,9 +386,12 @@
       hideLabelsOnMove: g.order > 2000,
       renderEdgeLabels: false,
       enableEdgeEvents: false,
-      labelRenderedSizeThreshold: 9,
-      labelDensity: 0.6,
-      labelGridCellSize: 120,
+      // Labels: sigma keeps the largest (best-connected) node of each grid cell, so the most
+      // important names show at every zoom without overlapping; the top few are forced on
+      // (state.important); any other node shows its name on hover.
+      labelRenderedSizeThreshold: 2,
+      labelDensity: 1,
+      labelGridCellSize: 150,
       labelFont: "system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif",
       labelSize: 12,
       labelColor: { color: "#1d1d28" },
@@ -409,10 +414,23 @@
     if (state.renderer) state.renderer.refresh();
   }
 
+  // The IMPORTANT_LABELS most important nodes (you, then by number of memories) keep their
+  // label at every zoom.
+  const IMPORTANT_LABELS = 12;
+
+  function rankImportant(g) {
+    const ranked = g.nodes().sort(function (a, b) {
+      const A = g.getNodeAttributes(a), B = g.getNodeAttributes(b);
+      return (B.isSelf - A.isSelf) || (B.degree - A.degree) || (A.label < B.label ? -1 : 1);
+    });
+    state.important = new Set(ranked.slice(0, IMPORTANT_LABELS));
+  }
+
   function nodeReducer(key, attrs) {
     const out = Object.assign({}, attrs);
     if (!state.kindsOn.has(attrs.kind)) { out.hidden = true; return out; }
     out.zIndex = 0;
+    if (state.important && state.important.has(key)) out.forceLabel = true;
     if (state.recall) {
       if (state.recall.fired.has(key)) {
         out.highlighted = true; out.forceLabel = true; out.zIndex = 2;
@@ -441,15 +459,28 @@
       if (!state.kindsOn.has(s) || !state.kindsOn.has(t)) { out.hidden = true; return out; }
     }
     out.zIndex = 0;
+    const recalled = isRecalledEdge(key);
     if (state.recall) {
-      if (state.recall.crossed.has(key)) { out.color = CROSSED_EDGE; out.size = 3; out.zIndex = 2; }
+      if (recalled) { out.color = CROSSED_EDGE; out.size = 3; out.zIndex = 2; }
       else out.color = FADED_EDGE;
     }
     if (state.selected && (g.source(key) === state.selected || g.target(key) === state.selected)) {
-      if (!(state.recall && state.recall.crossed.has(key))) out.color = SELECTED_EDGE;
+      if (!recalled) out.color = SELECTED_EDGE;
       out.size = Math.max(out.size || 1, 2.5); out.zIndex = Math.max(out.zIndex, 1);
     }
     return out;
+  }
+
+  // A recalled memory is an edge whose both ends fired (SPEC §5.3: exactly the preview's
+  // "Memories" lines); edges merely crossed while spreading are not coloured as recalled.
+  function isRecalledEdge(key) {
+    const g = state.graph;
+    return !!(state.recall && g && g.hasEdge(key) &&
+      state.recall.fired.has(g.source(key)) && state.recall.fired.has(g.target(key)));
+  }
+
+  function recalledEdges() {
+    return state.graph ? state.graph.edges().filter(isRecalledEdge) : [];
   }
 
   function centerOn(key) {
@@ -702,6 +733,8 @@
   }
 
   function renderPanel(d, flash) {
+    // A correction re-renders the panel when it succeeds: the fresh panel is never busy.
+    panel.removeAttribute("aria-busy");
     const key = String(d.id);
     const frag = document.createDocumentFragment();
     const messages = {};
@@ -886,6 +919,7 @@
     const merges = d.merges || [];
     const history = section("Merge history", "history");
     if (!merges.length) history.appendChild(el("p", "muted", "Nothing has been merged into this node."));
+    messages.history = messageArea(history);  // above the list: "Undo it below"
     const hList = el("ul", "merges");
     merges.forEach(function (m) {
       const li = el("li", "merge-row");
@@ -904,7 +938,6 @@
       hList.appendChild(li);
     });
     history.appendChild(hList);
-    messages.history = messageArea(history);
     frag.appendChild(history);
 
     panel.replaceChildren(frag);
@@ -1235,7 +1268,7 @@
       crossed: new Set((record.crossed_edges || []).map(String)),
     };
     root.dataset.recallFired = String(state.recall.fired.size);
-    root.dataset.recallCrossed = String(state.recall.crossed.size);
+    root.dataset.recallCrossed = String(recalledEdges().length);
     recallClear.hidden = false;
     redraw();
     renderRecall(record);
@@ -1342,7 +1375,10 @@
   }
   // A read-only window for tests and debugging: what is drawn right now.
   window.PegasusExplorer = Object.freeze({
-    recallEdges: function () { return state.recall ? Array.from(state.recall.crossed) : []; },
+    recallEdges: function () { return recalledEdges(); },
+    labelledNodes: function () {
+      return state.renderer ? Array.from(state.renderer.getNodeDisplayedLabels()) : [];
+    },
     drawnEdges: function () { return state.graph ? state.graph.edges() : []; },
   });
   drawKindFilter();
