@@ -130,7 +130,20 @@ def export_account(*, user, now: datetime) -> dict:
         },
         "graph": export_graph(user=user),
         "conversations": conversations,
+        "forgotten": _forgotten_of(user),
     }
+
+
+def _forgotten_of(user) -> list[dict]:
+    """What the user had forgotten and when, oldest first — ``{"what": "memory" | "node",
+    "id", "forgotten_at"}`` — never the forgotten text itself."""
+    from memory.models import Correction, CorrectionAction
+
+    what = {CorrectionAction.FORGET_EDGE: "memory", CorrectionAction.FORGET_NODE: "node"}
+    rows = (Correction.objects.for_user(user).filter(action__in=list(what))
+            .order_by("created_at", "id").values_list("action", "target_id", "created_at"))
+    return [{"what": what[action], "id": target_id, "forgotten_at": at.isoformat()}
+            for action, target_id, at in rows]
 
 
 def _jobs_of(user) -> tuple[list, list]:
@@ -158,10 +171,37 @@ def _episode_arg(task: dict | None):
     return args[0] if args else None
 
 
+def _forget_admin_history(user) -> int:
+    """Delete the admin log entries (``django_admin_log``) about ``user``'s rows and about the
+    account itself: their ``object_repr`` and change messages hold names and text of the
+    user's memory. Entries the user made as staff go with the account (cascade). Returns how
+    many were deleted."""
+    from django.apps import apps
+    from django.contrib.admin.models import LogEntry
+    from django.contrib.auth import get_user_model
+    from django.contrib.contenttypes.models import ContentType
+    from django.db.models import CharField, Q
+    from django.db.models.functions import Cast
+
+    User = get_user_model()
+    about = Q(content_type=ContentType.objects.get_for_model(User), object_id=str(user.pk))
+    for model in apps.get_models():
+        owner = next((f for f in model._meta.concrete_fields
+                      if f.name == "user" and f.is_relation and f.related_model is User), None)
+        if owner is None or model is LogEntry:
+            continue
+        ids = (model._default_manager.filter(user=user)
+               .annotate(_pk_text=Cast("pk", CharField())).values("_pk_text"))
+        about |= Q(content_type=ContentType.objects.get_for_model(model), object_id__in=ids)
+    deleted, _ = LogEntry.objects.filter(about).delete()
+    return deleted
+
+
 def delete_account(*, user) -> None:
     """Erase every row owned by ``user`` in one transaction: graph, keys, traversals, merge
     decisions, episodes, conversations, messages, API tokens, queued and finished jobs,
-    sessions — then the account itself. Other users' rows are untouched."""
+    sessions, the admin log's entries about any of them — then the account itself. Other
+    users' rows are untouched."""
     from django_q.models import OrmQ, Task
 
     with transaction.atomic():
@@ -172,5 +212,6 @@ def delete_account(*, user) -> None:
         stale = [s.pk for s in Session.objects.all()
                  if s.get_decoded().get("_auth_user_id") == user_id]
         Session.objects.filter(pk__in=stale).delete()
+        _forget_admin_history(user)
         # Every memory and chat row has a direct user foreign key with CASCADE.
         user.delete()
