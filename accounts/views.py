@@ -29,14 +29,20 @@ def profile(request):
     return render(request, "accounts/profile.html", {"form": form})
 
 
+NEW_TOKEN_KEY = "accounts.new_token"  # noqa: S105 (a session key, not a secret)
+
+
 @login_required
 @require_http_methods(["GET", "POST"])
 def api_tokens(request):
     form = NewTokenForm(request.POST or None)
-    created = None
     if request.method == "POST" and form.is_valid():
         created = tokens.create_token(user=request.user, device=form.cleaned_data["device"])
-        form = NewTokenForm()
+        # Post/redirect/get: a reload must not create a second token. The plain token rides
+        # in the (server-side) session to the next page and is shown there once.
+        request.session[NEW_TOKEN_KEY] = {"token": created.token, "device": created.device}
+        return redirect("account-tokens")
+    created = request.session.pop(NEW_TOKEN_KEY, None) if request.method == "GET" else None
     return render(request, "accounts/tokens.html", {
         "form": form, "created": created, "tokens": tokens.list_tokens(user=request.user),
     })

@@ -2,8 +2,9 @@
 
 from allauth.account.decorators import secure_admin_login
 from django.contrib import admin
+from django.templatetags.static import static
 from django.urls import include, path
-from django.views.generic import TemplateView
+from django.views.generic import RedirectView, TemplateView
 
 from ops.views import healthz
 
@@ -13,6 +14,9 @@ admin.site.login = secure_admin_login(admin.site.login)
 urlpatterns = [
     path("", TemplateView.as_view(template_name="home.html"), name="home"),
     path("healthz", healthz, name="healthz"),
+    # Browsers ask for /favicon.ico whatever the page says; the logo answers it.
+    path("favicon.ico", RedirectView.as_view(
+        get_redirect_url=lambda *args, **kwargs: static("img/pegasus.svg"), permanent=True)),
     path("accounts/", include("allauth.urls")),
     path("account/", include("accounts.urls")),
     path("chat/", include("chat.urls")),

@@ -72,11 +72,14 @@ def test_an_unknown_time_zone_is_rejected(client, alice):
 def test_tokens_are_shown_once_listed_and_revoked_only_by_their_owner(client, alice, bob):
     client.force_login(alice)
     response = client.post("/account/tokens/", {"device": "Pixel"})
-    html = response.content.decode()
+    assert response.status_code == 302 and response["Location"] == "/account/tokens/"
+    html = client.get("/account/tokens/").content.decode()
     token = AuthToken.objects.get(user=alice)
-    assert "Pixel" in html and token.token_key in html
+    assert "Pixel" in html and "copy it now" in html and token.token_key in html
+    # Reloading shows the list without the token, and creates no second one.
     listed = client.get("/account/tokens/").content.decode()
     assert "Pixel" in listed and "copy it now" not in listed
+    assert AuthToken.objects.filter(user=alice).count() == 1
     client.force_login(bob)
     assert client.post(f"/account/tokens/{token.digest}/revoke/").status_code == 404
     assert AuthToken.objects.filter(user=alice).count() == 1
