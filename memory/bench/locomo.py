@@ -414,8 +414,8 @@ def replay(sample: Sample, *, user, progress: Callable[[int], None] | None = Non
 
 @contextlib.contextmanager
 def cold_read_caches():
-    """Empty the Read's per-process caches (key matrices, passage sets, the sentence model's
-    text cache) for the block: the questions are then read as by a web process that never
+    """Empty the Read's per-process caches (key matrices, graph snapshots, the sentence
+    model's text cache) for the block: the questions are then read as by a web process that never
     served this user — the Write path ran in this process and warmed them, which a worker
     process would not do for the web process. The first Read pays the cold cost, and the
     latencies include it."""
@@ -423,7 +423,6 @@ def cold_read_caches():
     from memory.services import read
 
     read.clear_key_cache()
-    read.clear_passage_cache()
     with embedding.use_encoder(embedding.get_encoder()):
         yield
 

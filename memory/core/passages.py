@@ -15,8 +15,8 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -24,11 +24,16 @@ from memory.core.injection import format_block, neutralise_tags, quote_text
 from memory.core.words import STOP_WORDS
 
 __all__ = [
+    "Forgotten",
     "LexicalIndex",
     "Passage",
+    "forgotten_from_corrections",
     "format_with_passages",
     "hybrid_scores",
     "lexical_terms",
+    "message_sentences",
+    "name_pattern",
+    "overlaps_snippet",
     "passage_line",
     "select_passages",
     "split_sentences",
@@ -204,3 +209,107 @@ def format_with_passages(lines: Sequence[str], snippets: Sequence[str],
         return "\n".join(["[MEMORY]", "[/MEMORY]", "[CONTEXT]", *extra, "[/CONTEXT]"])
     head, _, _ = block.rpartition("\n[/CONTEXT]")
     return "\n".join([head, *extra, "[/CONTEXT]"])
+
+
+# --- forgetting (issue: a forgotten memory is never recalled again) ---------------------------
+
+
+def name_pattern(name: str, *, postgres: bool = False) -> str | None:
+    """A case-insensitive-ready regular expression matching ``name`` as whole words: white
+    space between its words matches any run of white space, and it must neither follow nor
+    precede a letter, digit or underscore ("Al" matches "Al's" and "(Al)", not "Alice").
+
+    ``postgres=True`` gives the same pattern in PostgreSQL's ARE dialect (for ``~*``);
+    otherwise Python's ``re``. Every character but letters and digits is backslash-escaped,
+    which both dialects read as the literal character. ``None`` for a name with no word.
+    """
+    words = name.split()
+    if not words:
+        return None
+    body = r"\s+".join("".join(c if c.isalnum() else "\\" + c for c in word) for word in words)
+    if postgres:
+        return rf"(^|[^[:alnum:]_]){body}([^[:alnum:]_]|$)"
+    return rf"(?<!\w){body}(?!\w)"
+
+
+def _folded(text: str) -> str:
+    return " ".join(text.split()).casefold()
+
+
+def overlaps_snippet(sentence: str, snippet: str) -> bool:
+    """True when ``sentence`` was cut from the same words as ``snippet``: one contains the
+    other, compared case- and white-space-insensitively (a snippet may be a clause of one
+    sentence or span several). Empty texts overlap nothing."""
+    a, b = _folded(sentence), _folded(snippet)
+    return bool(a and b) and (a in b or b in a)
+
+
+@dataclass(frozen=True)
+class Forgotten:
+    """What a user forgot: the names and aliases of forgotten nodes, the snippets of forgotten
+    memories. ``matches(sentence)`` says whether a sentence must never be stored or recalled:
+    it names one of ``names`` as whole words (case-insensitive), or overlaps one of
+    ``snippets`` (``overlaps_snippet``)."""
+
+    names: tuple[str, ...] = ()
+    snippets: tuple[str, ...] = ()
+    _pattern: re.Pattern | None = field(default=None, init=False, repr=False, compare=False)
+
+    def __post_init__(self):
+        patterns = [p for p in (name_pattern(n) for n in self.names) if p]
+        if patterns:
+            object.__setattr__(self, "_pattern", re.compile("|".join(patterns), re.IGNORECASE))
+
+    def matches(self, sentence: str) -> bool:
+        if self._pattern is not None and self._pattern.search(sentence):
+            return True
+        return any(overlaps_snippet(sentence, snippet) for snippet in self.snippets)
+
+
+def forgotten_from_corrections(rows: Iterable[tuple[str, dict]]) -> Forgotten:
+    """``Forgotten`` from ``(action, before)`` pairs of a user's Correction rows: a
+    ``forget_node`` contributes its ``name`` and ``aliases``, a ``forget_edge`` its
+    ``snippet``; other actions and malformed values are ignored."""
+    names: list[str] = []
+    snippets: list[str] = []
+    for action, before in rows:
+        before = before if isinstance(before, dict) else {}
+        if action == "forget_node":
+            aliases = before.get("aliases") if isinstance(before.get("aliases"), list) else []
+            names += [n for n in [before.get("name"), *aliases] if isinstance(n, str) and n]
+        elif action == "forget_edge" and isinstance(before.get("snippet"), str):
+            snippets.append(before["snippet"])
+    return Forgotten(tuple(names), tuple(snippets))
+
+
+ASSISTANT_SPEAKER = "assistant"
+"""The speaker recorded for a reply the model wrote."""
+
+
+def message_sentences(messages: Iterable[tuple], forgotten: Forgotten | None = None
+                      ) -> list[tuple]:
+    """The sentences to store for ``messages``: ``(message_id, role, speaker, offline, text,
+    said_at)`` tuples in conversation order → ``(message_id, speaker, role, said_at,
+    position, sentence, terms)`` tuples.
+
+    A user turn's sentences keep its speaker (``""``: the account holder, white space
+    folded); a reply the model wrote (``role == "assistant"``, not ``offline``) is spoken by
+    ``ASSISTANT_SPEAKER``; an offline reply yields nothing (it only repeats what was
+    recalled). ``position`` is the sentence's index in its message; ``terms`` its count of
+    ``lexical_terms`` — sentences without one ("Ok!") and sentences ``forgotten`` matches are
+    left out.
+    """
+    out = []
+    for message_id, role, speaker, offline, text, said_at in messages:
+        if role == "assistant":
+            if offline:
+                continue
+            speaker = ASSISTANT_SPEAKER
+        speaker = " ".join((speaker or "").split())[:100]
+        for position, sentence in enumerate(split_sentences(text or "")):
+            terms = len(lexical_terms(sentence))
+            if not terms or (forgotten is not None and forgotten.matches(sentence)):
+                continue
+            out.append((message_id, speaker, role, said_at, min(position, 32767), sentence,
+                        min(terms, 32767)))
+    return out

@@ -17,10 +17,11 @@ same name, the same kind) is not recorded. Invalid input raises ``CorrectionErro
 message is fit to show the user and whose ``field`` names the input at fault.
 
 Forgetting deletes rows for good (the user asked for it): an edge with its snippets, episode
-links and traversals; a node with every edge touching it. An edge that the forgotten edge had
-superseded takes over the forgotten edge's own successor, or — when there is none — becomes
-current again (the claim it was replaced by is gone), unless the same claim is live on
-another edge, which then supersedes it.
+links and traversals, and the stored sentences its snippets were cut from; a node with every
+edge touching it and every stored sentence naming it (``memory.services.sentences``). An
+edge that the forgotten edge had superseded takes over the forgotten edge's own successor,
+or — when there is none — becomes current again (the claim it was replaced by is gone),
+unless the same claim is live on another edge, which then supersedes it.
 """
 
 from __future__ import annotations
@@ -40,7 +41,7 @@ from memory.models import (
     Snippet,
     get_owned_or_404,
 )
-from memory.services import keys
+from memory.services import keys, sentences
 from memory.services.locks import user_lock
 
 __all__ = [
@@ -269,6 +270,9 @@ def _delete_edges(user, edges: list[Edge]) -> list[dict]:
 
     orphans = list(Edge.objects.for_user(user).filter(superseded_by_id__in=list(gone))
                    .exclude(pk__in=list(gone)).order_by("id"))
+    # The sentences the snippets were cut from, while the snippets still say which they are:
+    # a forgotten memory is never recalled again, from the graph or from the sentence store.
+    sentences.forget_edges(user=user, edge_ids=list(gone))
     _delete_dependents(user, list(gone))
     # One statement for the edges themselves: the foreign keys between them (and from the
     # orphans) are checked at commit, so no edge is revived halfway — Django's own cascade
@@ -348,6 +352,8 @@ def forget_node(*, user, node, now: datetime) -> None:
             "edges": [_edge_row(e, names) for e in edges],
         }
         repointed = _delete_edges(user, edges)
+        # Nothing that names it, by name or alias, is recalled again.
+        sentences.forget_names(user=user, names=[node.name, *node.aliases])
         node_id = node.pk
         node.delete()
         keys.sync_relation_keys(user_id=user.pk, relations=[])

@@ -41,6 +41,7 @@ from django.db import transaction
 from django.db.models import F, Q
 
 from memory.models import Episode, ExtractionStatus, Node
+from memory.services.sentences import prepare_conversation, store_conversation
 from memory.services.write import WriteSummary, commit_batch
 
 __all__ = [
@@ -204,6 +205,10 @@ def _extract(episode: Episode, now: datetime) -> WriteSummary | None:
         .values_list("name", flat=True).first(),
     )
     notes = "partial extraction: " + "; ".join(result.notes) if result.partial else ""
+    # The sentence store (SPEC §4 Sentence): embedded here, before the transaction, and
+    # written inside it, replacing the conversation's rows — so a retried job never
+    # duplicates them and they appear together with the graph change.
+    sentences = prepare_conversation(user=user, conversation=conversation)
     with transaction.atomic():
         done = Episode.objects.filter(
             pk=episode.pk, status=ExtractionStatus.RUNNING, job_started_at=now,
@@ -213,6 +218,7 @@ def _extract(episode: Episode, now: datetime) -> WriteSummary | None:
             raise ClaimLost(f"episode {episode.pk} was claimed by another worker")
         summary = commit_batch(user=user, batch=result.batch, now=now, episode=episode.pk,
                                messages=texts, conversation=conversation)
+        store_conversation(user=user, prepared=sentences, now=now)
         Episode.objects.filter(pk=episode.pk).update(
             input_tokens=int(result.input_tokens or 0) + summary.input_tokens,
             output_tokens=int(result.output_tokens or 0) + summary.output_tokens,

@@ -38,15 +38,7 @@ from memory import embedding
 from memory.core.activation import FORWARD, REVERSE, SEED, Activation, select_fired
 from memory.core.activation_arrays import co_episode_gainers, spread_arrays
 from memory.core.injection import LineEdge, context_snippets, memory_lines
-from memory.core.passages import (
-    LexicalIndex,
-    Passage,
-    format_with_passages,
-    hybrid_scores,
-    lexical_terms,
-    select_passages,
-    split_sentences,
-)
+from memory.core.passages import Passage, format_with_passages
 from memory.core.seeding import (
     KeyTarget,
     SeedHit,
@@ -56,6 +48,7 @@ from memory.core.seeding import (
 )
 from memory.core.words import content_words
 from memory.models import Edge, GraphVersion, MemoryKey, Node, Snippet, Traversal
+from memory.services import sentences
 from memory.services.caches import UserLRU, user_key
 from memory.services.snapshot import GraphSnapshot, clear_snapshot_cache, load_snapshot
 
@@ -99,12 +92,7 @@ class ReadOptions:
     passage_threshold: float = _setting("MEMORY_PASSAGE_THRESHOLD", 0.30)
     passage_lexical_weight: float = _setting("MEMORY_PASSAGE_LEXICAL_WEIGHT", 0.60)
     passage_min_words: int = _setting("MEMORY_PASSAGE_MIN_WORDS", 3)
-    passage_speaker_vectors: bool = _setting("MEMORY_PASSAGE_SPEAKER_VECTORS", False)
     passages_per_turn: int = _setting("MEMORY_PASSAGES_PER_TURN", 1)
-    passage_context: float = _setting("MEMORY_PASSAGE_CONTEXT", 0.0)
-    passage_replies: bool = _setting("MEMORY_PASSAGE_REPLIES", True)
-    filter_snippets: bool = _setting("MEMORY_FILTER_SNIPPETS", True)
-    passage_lexical_ceiling: bool = _setting("MEMORY_PASSAGE_LEXICAL_CEILING", True)
 
     @classmethod
     def from_settings(cls, **overrides) -> ReadOptions:
@@ -215,11 +203,10 @@ _cache_key = user_key
 
 
 def clear_key_cache() -> None:
-    """Forget every cached key matrix, graph snapshot and passage set (tests, benchmarks;
-    never needed for correctness)."""
+    """Forget every cached key matrix and graph snapshot (tests, benchmarks; never needed for
+    correctness)."""
     _keys.clear()
     clear_snapshot_cache()
-    clear_passage_cache()
 
 
 def _centre(rows: np.ndarray, mean: np.ndarray) -> np.ndarray:
@@ -618,213 +605,45 @@ def _injection(cursor, user_id: int, snapshot: GraphSnapshot, strength: np.ndarr
 
 # --- passages (strategy "default") ------------------------------------------------------------
 #
-# The sentences of the user's earlier turns — user-role messages of conversations that ended
-# into a non-skipped episode (so never incognito ones) — scored against the whole message by
-# the sentence model and BM25 (memory.core.passages). Their vectors and the BM25 index are kept
-# per process and user, checked on every Read by a signature
-# (count, highest id, Σ xmin of the rows), so only a changed history is re-split; re-embedding
-# goes through memory.embedding's text cache, so a new conversation costs the embedding of its
-# own sentences. A user with more than PASSAGE_MAX_MESSAGES such turns gets passages from the
-# latest ones.
-
-PASSAGE_MAX_MESSAGES = 5_000
-_PASSAGE_CACHE_MAX = 50_000  # sentences cached per process (≈ 77 MB of vectors), LRU by user
-
-
-@dataclass(frozen=True)
-class _PassageSet:
-    signature: tuple[int, int, int]
-    shape: tuple[int, bool, float]  # (min_words, speaker_vectors, context) it was built with
-    message_ids: np.ndarray  # per sentence
-    conversation_ids: np.ndarray
-    labels: tuple[str, ...]  # "Priya, 27 May 2023"
-    speakers: tuple[str, ...]
-    dates: tuple[str, ...]
-    texts: tuple[str, ...]  # the sentence, verbatim
-    vectors: np.ndarray  # (sentences × d), unit rows
-    lexical: LexicalIndex
-    replies: dict[int, list[int]]  # message id → sentences of the next turn, when another
-    #                               speaker said it (a replayed dialogue)
-
-    @property
-    def rows(self) -> int:
-        return len(self.texts)
-
-
-_passages: UserLRU[_PassageSet] = UserLRU(lambda: _PASSAGE_CACHE_MAX)
-
-_PASSAGE_SQL = """
-    WITH m AS (
-        SELECT msg.id, msg.conversation_id, msg.speaker, msg.text, msg.created_at,
-               msg.xmin::text::bigint AS xv
-        FROM {messages} msg
-        JOIN {conversations} c ON c.id = msg.conversation_id AND c.user_id = %(user)s
-        JOIN {episodes} ep ON ep.conversation_id = msg.conversation_id AND ep.user_id = %(user)s
-        WHERE msg.user_id = %(user)s AND msg.role = 'user' AND NOT c.incognito
-          AND ep.status <> 'skipped'
-    ),
-    sig AS (SELECT count(*) AS n, coalesce(max(id), 0) AS top, coalesce(sum(xv), 0) AS xs
-            FROM m),
-    fresh AS (
-        SELECT m.* FROM m, sig
-        WHERE (sig.n, sig.top, sig.xs) IS DISTINCT FROM (%(n)s, %(top)s, %(xs)s)
-        ORDER BY m.id DESC LIMIT %(max)s
-    )
-    SELECT sig.n, sig.top, sig.xs, f.id, f.conversation_id, f.speaker, f.text, f.created_at
-    FROM sig LEFT JOIN fresh f ON true
-    ORDER BY f.id
-"""
-
-
-def clear_passage_cache() -> None:
-    """Forget every cached passage set (tests, benchmarks; never needed for correctness)."""
-    _passages.clear()
+# The sentences of the user's earlier turns come from the sentence store
+# (memory.services.sentences): written by the extraction job in the worker, searched here in
+# one query by PostgreSQL full text and vector similarity fused by rank. Nothing is embedded
+# or cached per user in this process, and the whole history is searched.
 
 
 def _said_on(moment: datetime) -> str:
     return f"{moment.day} {moment:%B %Y}"
 
 
-def _build_passages(signature: tuple[int, int, int], rows, min_words: int,
-                    speaker_vectors: bool, context: float) -> _PassageSet:
-    message_ids, conversation_ids, speakers, dates, texts, units = [], [], [], [], [], []
-    for message_id, conversation_id, speaker, text, created_at in rows:
-        speaker = (speaker or "").strip()
-        for sentence in split_sentences(text or ""):
-            if len(lexical_terms(sentence)) < min_words:
-                continue
-            message_ids.append(message_id)
-            conversation_ids.append(conversation_id)
-            speakers.append(speaker)
-            dates.append(_said_on(created_at))
-            texts.append(sentence)
-            units.append(f"{speaker}: {sentence}" if speaker else sentence)
-    # The speaker's name is part of what a sentence is about ("Priya's dog"), for BM25; in the
-    # vector it makes every sentence of a speaker close to any message naming them.
-    embedded = units if speaker_vectors else texts
-    vectors = (embedding.embed(embedded) if embedded
-               else np.zeros((0, settings.EMBEDDING_DIM), dtype=np.float32))
-    replies: dict[int, list[int]] = {}
-    by_message: dict[int, list[int]] = {}
-    for i, message_id in enumerate(message_ids):
-        by_message.setdefault(message_id, []).append(i)
-    last: dict[int, tuple[int, str]] = {}
-    for message_id, conversation_id, speaker, _, _ in rows:
-        before = last.get(conversation_id)
-        speaker = (speaker or "").strip()
-        if before is not None and speaker and before[1] and speaker != before[1]:
-            replies[before[0]] = by_message.get(message_id, [])
-        last[conversation_id] = (message_id, speaker)
-    if context > 0 and len(vectors):
-        vectors = _in_context(vectors, message_ids, conversation_ids, context)
-    vectors.setflags(write=False)
-    return _PassageSet(
-        signature=signature, shape=(min_words, speaker_vectors, context),
-        message_ids=np.asarray(message_ids, dtype=np.int64),
-        conversation_ids=np.asarray(conversation_ids, dtype=np.int64),
-        labels=tuple(f"{who or 'you'}, {day}" for who, day in zip(speakers, dates, strict=True)),
-        speakers=tuple(speakers), dates=tuple(dates), texts=tuple(texts), vectors=vectors,
-        lexical=LexicalIndex([lexical_terms(unit) for unit in units]), replies=replies,
+def _pick_passages(user_id: int, message: str, message_vector: np.ndarray, conversation,
+                   exclude: list[str], options: ReadOptions) -> list[Passage]:
+    """The best sentences of earlier conversations for this message (strategy "default"), in
+    fused-rank order: relevant enough (cosine + ``passage_lexical_weight`` × full-text rank ≥
+    ``passage_threshold``), at least ``passage_min_words`` content words, at most
+    ``passages``, at most ``passages_per_turn`` per turn (0: no limit), none of the current
+    conversation, none repeating a graph snippet (white-space-normalised). One query."""
+    hits = sentences.search(
+        user=user_id, text=message, vector=message_vector, limit=max(4 * options.passages, 16),
+        exclude_conversation=conversation.pk if conversation is not None else None,
+        min_terms=max(options.passage_min_words, 1),
     )
-
-
-def _in_context(vectors: np.ndarray, message_ids: list[int], conversation_ids: list[int],
-                weight: float) -> np.ndarray:
-    """Each sentence vector moved towards its turn and the turn before it in the same
-    conversation: ``normalise(v + weight · (mean of the turn) + weight · (mean of the previous
-    turn))`` — what the sentence answers is often in the turn before ("Any news on the plan?"
-    → "I opened a savings account")."""
-    turns: dict[int, list[int]] = {}
-    for i, message_id in enumerate(message_ids):
-        turns.setdefault(message_id, []).append(i)
-    means = {m: vectors[rows].mean(axis=0) for m, rows in turns.items()}
-    previous: dict[int, int | None] = {}
-    last: dict[int, int] = {}
-    for message_id, conversation_id in dict.fromkeys(zip(message_ids, conversation_ids,
-                                                         strict=True)):
-        previous[message_id] = last.get(conversation_id)
-        last[conversation_id] = message_id
-    out = vectors.astype(np.float32).copy()
-    for i, message_id in enumerate(message_ids):
-        out[i] += weight * means[message_id]
-        if previous[message_id] is not None:
-            out[i] += weight * means[previous[message_id]]
-    out /= np.maximum(np.linalg.norm(out, axis=1, keepdims=True), 1e-6)
+    seen = {" ".join(text.split()) for text in exclude}
+    per_turn: dict[int, int] = {}
+    out: list[Passage] = []
+    for hit in hits:
+        relevance = (hit.similarity or 0.0) + options.passage_lexical_weight * (hit.lexical or 0.0)
+        key = " ".join(hit.text.split())
+        if relevance < options.passage_threshold or key in seen:
+            continue
+        if options.passages_per_turn > 0 and (
+                per_turn.get(hit.message_id, 0) >= options.passages_per_turn):
+            continue
+        seen.add(key)
+        per_turn[hit.message_id] = per_turn.get(hit.message_id, 0) + 1
+        out.append(Passage(hit.message_id, hit.speaker, _said_on(hit.said_at), hit.text))
+        if len(out) >= options.passages:
+            break
     return out
-
-
-def _load_passages(cursor, user_id: int, options: ReadOptions) -> _PassageSet:
-    """One query: the signature of the user's passage turns, and the turns when it moved."""
-    from chat.models import Conversation, Message
-    from memory.models import Episode
-
-    key = user_key(user_id)
-    cached = _passages.get(key)
-    shape = (options.passage_min_words, bool(options.passage_speaker_vectors),
-             float(options.passage_context))
-    if cached is not None and cached.shape != shape:
-        cached = None
-    sig = cached.signature if cached is not None else (-1, -1, -1)
-    cursor.execute(
-        _PASSAGE_SQL.format(messages=Message._meta.db_table,
-                            conversations=Conversation._meta.db_table,
-                            episodes=Episode._meta.db_table),
-        {"user": user_id, "n": sig[0], "top": sig[1], "xs": sig[2],
-         "max": PASSAGE_MAX_MESSAGES},
-    )
-    rows = cursor.fetchall()
-    signature = tuple(int(value) for value in rows[0][:3])
-    if cached is not None and signature == cached.signature:
-        return cached
-    built = _build_passages(signature, [row[3:] for row in rows if row[3] is not None], *shape)
-    _passages.put(key, built)
-    return built
-
-
-def _score_passages(cursor, user_id: int, words: list[str], message_vector: np.ndarray,
-                    options: ReadOptions) -> tuple[_PassageSet, np.ndarray]:
-    """The user's passage set and each sentence's hybrid score for this message."""
-    found = _load_passages(cursor, user_id, options)
-    if not found.rows:
-        return found, np.zeros(0)
-    scale = found.lexical.ceiling(words) if options.passage_lexical_ceiling else None
-    return found, hybrid_scores(found.vectors @ message_vector, found.lexical.scores(words),
-                                lexical_weight=options.passage_lexical_weight, scale=scale)
-
-
-def _relevant_snippets(snippets: list[dict], found: _PassageSet, scores: np.ndarray,
-                       options: ReadOptions) -> list[dict]:
-    """Graph snippets whose sentence is also a passage scoring below the passage threshold are
-    left out (the node is relevant, that memory of it is not); the others stay, in order."""
-    best: dict[str, float] = {}
-    for text, score in zip(found.texts, scores, strict=True):
-        key = " ".join(text.split())
-        best[key] = max(best.get(key, -1.0), float(score))
-    return [snippet for snippet in snippets
-            if best.get(" ".join(snippet["text"].split()), 1.0) >= options.passage_threshold]
-
-
-def _pick_passages(found: _PassageSet, scores: np.ndarray, conversation, exclude: list[str],
-                   options: ReadOptions) -> list[Passage]:
-    """The best sentences of earlier conversations for this message (strategy "default"):
-    hybrid score ≥ ``passage_threshold``, at most ``passages``, at most ``passages_per_turn``
-    per turn, none of the current conversation, none repeating a graph snippet."""
-    if not found.rows:
-        return []
-    allowed = (found.conversation_ids != conversation.pk) if conversation is not None else None
-    instead = None
-    if options.passage_replies:
-        instead = [-1] * found.rows
-        for i, text in enumerate(found.texts):
-            reply = found.replies.get(int(found.message_ids[i]))
-            if text.rstrip().endswith("?") and reply:
-                instead[i] = max(reply, key=lambda j: (scores[j], -j))
-    chosen = select_passages(scores, found.texts, limit=options.passages,
-                             threshold=options.passage_threshold, exclude=exclude,
-                             allowed=allowed, groups=found.message_ids.tolist(),
-                             per_group=options.passages_per_turn, instead=instead)
-    return [Passage(int(found.message_ids[i]), found.speakers[i], found.dates[i],
-                    found.texts[i]) for i in chosen]
 
 
 def _log_traversals(user_id: int, conversation_id: int, edge_ids: list[int],
@@ -858,8 +677,9 @@ def recall(*, user, message: str, now: datetime, conversation=None,
 
     ``options.strategy``: ``"spec"`` is SPEC §5.1–§5.3 exactly. ``"default"`` runs the same
     graph Read and then adds *passages*: the best-matching sentences of the user's earlier,
-    ended conversations (not the current one), scored by the sentence model and BM25
-    (``memory.core.passages``), at most ``options.passages`` of them, appended to
+    ended conversations (not the current one) from the sentence store
+    (``memory.services.sentences.search``: full text and vector similarity fused by rank;
+    forgotten text is not there), at most ``options.passages`` of them, appended to
     ``[CONTEXT]`` with who said them and when, and listed in ``context_snippets`` as
     ``{"node": "<speaker>, <date>", "edge": None, "text", "message": <message id>}``. They
     cost one more query, and their scoring time is counted in ``timings_ms["seed"]``.
@@ -943,10 +763,7 @@ def recall(*, user, message: str, now: datetime, conversation=None,
         passages: list[Passage] = []
         if with_passages:
             started = time.perf_counter()
-            found, scores = _score_passages(cursor, user_id, words, message_vector, options)
-            if options.filter_snippets and found.rows:
-                snippets = _relevant_snippets(snippets, found, scores, options)
-            passages = _pick_passages(found, scores, conversation,
+            passages = _pick_passages(user_id, message, message_vector, conversation,
                                       [snippet["text"] for snippet in snippets], options)
             timings["seed"] = round(timings["seed"] + _ms(started), 2)
 

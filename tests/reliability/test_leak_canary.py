@@ -51,7 +51,7 @@ from memory.models import Episode, Node
 from memory.services.graph_io import import_graph
 from memory.services.jobs import run_extraction
 from memory.services.keys import Progress
-from memory.services.read import ReadOptions, clear_key_cache, clear_passage_cache, recall
+from memory.services.read import ReadOptions, clear_key_cache, recall
 from pegasus_site.asgi import application
 from tests.fakes.anthropic_server import ToolCall
 
@@ -528,7 +528,6 @@ def test_nothing_of_bobs_reaches_alice_or_carol(
     }
     cache.clear()
     clear_key_cache()
-    clear_passage_cache()
     fake_anthropic.default = fake_model
     settings.ANTHROPIC_API_KEY = ""
     now = timezone.now()

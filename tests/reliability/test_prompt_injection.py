@@ -47,7 +47,7 @@ from memory.core.injection import (
 )
 from memory.models import Edge, Episode, MemoryKey, Node, Snippet
 from memory.services.jobs import run_extraction
-from memory.services.read import clear_key_cache, clear_passage_cache
+from memory.services.read import clear_key_cache
 from pegasus_site.asgi import application
 from tests.fakes.anthropic_server import Reply, ToolCall
 
@@ -419,7 +419,6 @@ def chat_limits(settings):
     settings.CHAT_MESSAGES_PER_MINUTE = 10_000
     cache.clear()
     clear_key_cache()
-    clear_passage_cache()
     yield
     cache.clear()
 

@@ -133,11 +133,13 @@ def test_reembed_command_recomputes_only_the_chosen_users_keys(alice, bob):
     import_graph(user=alice, data=json.loads(RICH.read_text(encoding="utf-8")), now=NOW)
     total = MemoryKey.objects.for_user(alice).count()
     out = run("reembed", "--user", "bob")
-    assert out.strip().splitlines()[-1].startswith("reembed: 0 keys of bob recomputed")
+    assert out.strip().splitlines()[-1].startswith(
+        "reembed: 0 keys and 0 sentences of bob recomputed")
     out = run("reembed", "--user", "alice")
     lines = out.strip().splitlines()
-    assert lines[0].startswith(f"reembed: {total}/{total} (100%)")
-    assert lines[-1].startswith(f"reembed: {total} keys of alice recomputed with ")
+    assert lines[0].startswith(f"reembed keys: {total}/{total} (100%)")
+    assert lines[-1].startswith(
+        f"reembed: {total} keys and 0 sentences of alice recomputed with ")
 
 
 def test_bench_store_measures_a_small_run_and_leaves_no_account_behind(alice, django_user_model):

@@ -1,0 +1,361 @@
+"""The sentence store: every sentence of a user's earlier turns, searchable (SPEC §4, §5.7).
+
+Writing (the extraction job, in the worker — never at read time):
+
+* ``index_conversation(user=, conversation=, now=)`` splits every message of an ended,
+  non-incognito conversation into sentences (``memory.core.passages.split_sentences``),
+  embeds them through ``memory.embedding`` and replaces the conversation's rows. It is
+  ``prepare_conversation`` (reads and embeds, no transaction) followed by
+  ``store_conversation`` (one transaction: delete + bulk insert), so a caller holding a lock
+  can embed before taking it. Re-running replaces, never duplicates.
+* What is indexed: the user's turns always; the assistant's replies only when the model wrote
+  them (``Message.offline`` False) — an offline reply only echoes what was recalled. A
+  sentence without a content word ("Ok!") is not stored. A sentence matching something the
+  user already forgot (a forgotten node's name or alias, a forgotten memory's snippet, from
+  the ``Correction`` rows) is not stored either, so a re-index or a backfill never brings it
+  back.
+
+Forgetting (called by ``memory.services.corrections`` inside its transaction):
+
+* ``forget_edges(user=, edge_ids=)`` deletes the sentences the edges' snippets were cut from
+  (before the snippets themselves are deleted);
+* ``forget_names(user=, names=)`` deletes every sentence naming one of ``names`` as whole
+  words, case-insensitively.
+* A deleted message or conversation takes its sentences with it (``on_delete=CASCADE``).
+
+Searching (the Read, strategy ``default``): ``search(user=, text=, vector=, limit=)`` fuses
+PostgreSQL full text (OR of the message's content words, ``ts_rank_cd``) and cosine similarity
+by reciprocal rank (k = 60), both restricted to the user, in one round trip. The vector side is
+an exact per-user scan while the user has at most ``settings.EXACT_SCAN_MAX_KEYS`` sentences,
+and the shared HNSW index with ``hnsw.iterative_scan = relaxed_order`` above (SPEC §2: an HNSW
+scan filtered on one user returns too few rows without it). No cap on history.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+
+import numpy as np
+from django.conf import settings
+from django.db import connection, transaction
+
+from memory import embedding
+from memory.core.passages import (
+    ASSISTANT_SPEAKER,
+    Forgotten,
+    forgotten_from_corrections,
+    lexical_terms,
+    message_sentences,
+    name_pattern,
+)
+from memory.models import Correction, CorrectionAction, Sentence, Snippet
+from memory.models.sentences import SENTENCE_CONFIG
+
+__all__ = [
+    "ASSISTANT",
+    "RRF_K",
+    "PreparedSentences",
+    "SentenceHit",
+    "forget_edges",
+    "forget_names",
+    "forgotten",
+    "index_conversation",
+    "prepare_conversation",
+    "reembed_sentences",
+    "search",
+    "store_conversation",
+]
+
+ASSISTANT = ASSISTANT_SPEAKER
+"""``Sentence.speaker`` of a reply the model wrote."""
+
+RRF_K = 60
+"""Reciprocal rank fusion: ``score = Σ 1 / (RRF_K + rank)`` over the lists a sentence is in."""
+
+EMBED_BATCH = 256  # sentences embedded (and inserted) per batch
+
+
+# --- writing ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PreparedSentences:
+    """A conversation's sentences, embedded, ready for ``store_conversation``.
+
+    ``rows``: ``(message_id, speaker, role, said_at, position, text, terms)`` per sentence;
+    ``vectors``: ``(len(rows), dim)`` float32, unit rows. ``eligible`` is False for a
+    conversation that must have no sentences (open, incognito or gone): storing it deletes
+    whatever it had."""
+
+    conversation_id: int
+    eligible: bool
+    rows: tuple[tuple, ...] = ()
+    vectors: np.ndarray | None = None
+
+
+def forgotten(user) -> Forgotten:
+    """What ``user`` (instance or id) forgot, from their Correction rows (one query)."""
+    user_id = user if isinstance(user, int) else user.pk
+    return forgotten_from_corrections(Correction.objects.for_user(user_id).filter(
+        action__in=[CorrectionAction.FORGET_NODE, CorrectionAction.FORGET_EDGE]
+    ).values_list("action", "before"))
+
+
+def prepare_conversation(*, user, conversation) -> PreparedSentences:
+    """Read and embed ``conversation``'s sentences (no transaction, no lock held).
+
+    ``user``: instance or id; ``conversation``: instance or id of ``user``'s (another user's
+    or a missing one prepares as not eligible: nothing is ever written for it)."""
+    from chat.models import Conversation, ConversationStatus, Message
+
+    user_id = user if isinstance(user, int) else user.pk
+    pk = conversation if isinstance(conversation, int) else conversation.pk
+    row = (Conversation.objects.for_user(user_id).filter(pk=pk)
+           .values_list("status", "incognito").first())
+    if row is None or row[0] != ConversationStatus.ENDED or row[1]:
+        return PreparedSentences(conversation_id=pk, eligible=False)
+    messages = (Message.objects.for_user(user_id).filter(conversation_id=pk)
+                .order_by("created_at", "id")
+                .values_list("id", "role", "speaker", "offline", "text", "created_at"))
+    rows = message_sentences(messages, forgotten(user_id))
+    texts = [r[5] for r in rows]
+    parts = [embedding.embed(texts[i:i + EMBED_BATCH]) for i in range(0, len(texts), EMBED_BATCH)]
+    vectors = (np.concatenate(parts) if parts
+               else np.zeros((0, settings.EMBEDDING_DIM), dtype=np.float32))
+    return PreparedSentences(conversation_id=pk, eligible=True, rows=tuple(rows),
+                             vectors=vectors)
+
+
+def store_conversation(*, user, prepared: PreparedSentences, now: datetime) -> int:
+    """Replace the conversation's sentences with ``prepared``'s, in one transaction (a savepoint
+    inside the caller's). Returns how many rows were written. ``now`` (aware) is their
+    ``created_at``."""
+    user_id = user if isinstance(user, int) else user.pk
+    with transaction.atomic():
+        Sentence.objects.for_user(user_id).filter(
+            conversation_id=prepared.conversation_id).delete()
+        if not prepared.eligible or not prepared.rows:
+            return 0
+        Sentence.objects.bulk_create([
+            Sentence(user_id=user_id, conversation_id=prepared.conversation_id,
+                     message_id=message_id, speaker=speaker, role=role, said_at=said_at,
+                     position=position, text=text, terms=terms, vector=vector,
+                     created_at=now)
+            for (message_id, speaker, role, said_at, position, text, terms), vector
+            in zip(prepared.rows, prepared.vectors, strict=True)
+        ], batch_size=EMBED_BATCH)
+    return len(prepared.rows)
+
+
+def index_conversation(*, user, conversation, now: datetime) -> int:
+    """Index ``conversation`` (instance or id of ``user``'s): ``prepare_conversation`` then
+    ``store_conversation``. Idempotent: re-running replaces the conversation's rows. A
+    conversation that is open, incognito or not ``user``'s gets none. Returns the row count."""
+    prepared = prepare_conversation(user=user, conversation=conversation)
+    return store_conversation(user=user, prepared=prepared, now=now)
+
+
+def reembed_sentences(*, user_id: int | None = None, batch_size: int = EMBED_BATCH,
+                      progress=None) -> int:
+    """Recompute every Sentence vector (of one user, or everyone's) with the current model, in
+    committed batches ordered by id (an interrupted run can simply be started again). Returns
+    the number of rows updated; ``progress(done, total)`` is called after each batch."""
+    queryset = (Sentence.objects.all() if user_id is None
+                else Sentence.objects.for_user(user_id))
+    total = queryset.count()
+    done, last_id = 0, 0
+    while True:
+        batch = list(queryset.filter(id__gt=last_id).order_by("id").only("id", "text")
+                     [:batch_size])
+        if not batch:
+            break
+        for row, vector in zip(batch, embedding.embed([r.text for r in batch]), strict=True):
+            row.vector = vector
+        with transaction.atomic():
+            Sentence.objects.bulk_update(batch, ["vector"])
+        done += len(batch)
+        last_id = batch[-1].id
+        if progress:
+            progress(done, total)
+    return done
+
+
+# --- forgetting -------------------------------------------------------------------------------
+
+_NORMALISED = r"lower(btrim(regexp_replace({}, '\s+', ' ', 'g')))"
+
+
+def forget_edges(*, user, edge_ids: Sequence[int]) -> int:
+    """Delete the sentences that the snippets of ``edge_ids`` (``user``'s) were cut from: every
+    sentence of the user containing one of the snippets, and the sentences of a snippet's own
+    message that it contains (a snippet spanning several sentences); compared case- and
+    white-space-insensitively. Call it before the snippets are deleted. Returns the count."""
+    user_id = user if isinstance(user, int) else user.pk
+    if not edge_ids:
+        return 0
+    s, p = _NORMALISED.format("s.text"), _NORMALISED.format("sn.text")
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"""
+            DELETE FROM {Sentence._meta.db_table} s
+            USING {Snippet._meta.db_table} sn
+            WHERE s.user_id = %(user)s AND sn.user_id = %(user)s
+              AND sn.edge_id = ANY(%(edges)s::bigint[]) AND {p} <> ''
+              AND (strpos({s}, {p}) > 0
+                   OR (sn.message_id = s.message_id AND strpos({p}, {s}) > 0))
+            """,
+            {"user": user_id, "edges": [int(e) for e in edge_ids]},
+        )
+        return cursor.rowcount
+
+
+def forget_names(*, user, names: Iterable[str]) -> int:
+    """Delete every sentence of ``user`` naming one of ``names`` (a node's name and aliases)
+    as whole words, case-insensitively (``memory.core.passages.name_pattern``). Returns the
+    count."""
+    user_id = user if isinstance(user, int) else user.pk
+    patterns = [p for p in (name_pattern(n, postgres=True) for n in names if n) if p]
+    if not patterns:
+        return 0
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"DELETE FROM {Sentence._meta.db_table}"
+            " WHERE user_id = %s AND text ~* ANY(%s::text[])",
+            [user_id, patterns],
+        )
+        return cursor.rowcount
+
+
+# --- searching --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SentenceHit:
+    """One sentence found by ``search``.
+
+    ``lexical_rank`` / ``dense_rank``: 1-based rank in the full-text and the vector list (None
+    when not in that list); ``score``: Σ 1 / (RRF_K + rank) over both; ``similarity``: cosine
+    of the sentence and the query vector (always set); ``lexical``:
+    ``ts_rank_cd(…, 32)`` in [0, 1) (None outside the full-text list). ``speaker`` is ``""``
+    for the account holder, ``ASSISTANT`` for a reply the model wrote.
+    """
+
+    id: int
+    message_id: int
+    conversation_id: int
+    speaker: str
+    role: str
+    said_at: datetime
+    text: str
+    lexical_rank: int | None
+    dense_rank: int | None
+    score: float
+    similarity: float = 0.0
+    lexical: float | None = None
+
+
+# One round trip. ``big`` decides, once, whether the user is past the exact-scan threshold: it
+# reads at most max+1 index entries, so it costs the same for a user of a million rows. Only
+# the matching branch of the vector side runs (the other's one-time filter is false). The
+# exact branch orders by an expression the HNSW index cannot serve, so it scans the user's
+# rows through the B-tree on user_id; the HNSW branch scans the shared index, continuing past
+# ef_search until enough of this user's rows are found (relaxed order: the ranks below come
+# from the distances themselves).
+_SEARCH_SQL = """
+    SET LOCAL hnsw.ef_search = {ef};
+    SET LOCAL hnsw.iterative_scan = relaxed_order;
+    WITH big AS (
+        SELECT EXISTS (SELECT 1 FROM {table} WHERE user_id = %(user)s OFFSET %(max)s) AS b
+    ),
+    lex AS ({lexical}),
+    exact AS (
+        SELECT s.id, s.vector <=> %(q)s::vector AS d FROM {table} s
+        WHERE s.user_id = %(user)s AND NOT (SELECT b FROM big) {filters}
+        ORDER BY (s.vector <=> %(q)s::vector) + 0, s.id LIMIT %(k)s
+    ),
+    approx AS (
+        SELECT s.id, s.vector <=> %(q)s::vector AS d FROM {table} s
+        WHERE s.user_id = %(user)s AND (SELECT b FROM big) {filters}
+        ORDER BY s.vector <=> %(q)s::vector LIMIT %(k)s
+    ),
+    dense AS (
+        SELECT id, d, row_number() OVER (ORDER BY d, id) AS rank
+        FROM (SELECT * FROM exact UNION ALL SELECT * FROM approx) x
+    ),
+    fused AS (
+        SELECT coalesce(l.id, v.id) AS id, l.rank AS lrank, l.r, v.rank AS drank, v.d,
+               coalesce(1.0 / ({rrf} + l.rank), 0) + coalesce(1.0 / ({rrf} + v.rank), 0) AS score
+        FROM lex l FULL JOIN dense v ON l.id = v.id
+    )
+    SELECT f.id, s.message_id, s.conversation_id, s.speaker, s.role, s.said_at, s.text,
+           f.lrank, f.drank, f.score, 1 - (s.vector <=> %(q)s::vector), f.r
+    FROM fused f JOIN {table} s ON s.id = f.id AND s.user_id = %(user)s
+    ORDER BY f.score DESC, f.lrank NULLS LAST, f.drank NULLS LAST, f.id LIMIT %(limit)s;
+    SET LOCAL hnsw.ef_search TO DEFAULT;
+    SET LOCAL hnsw.iterative_scan TO DEFAULT
+"""
+
+# Full text: any of the message's content words (a question's words rarely all occur in one
+# sentence); websearch_to_tsquery parses any input safely and applies the same configuration
+# (stemming, stop words) as the generated column.
+_LEXICAL_SQL = """
+    SELECT id, r, row_number() OVER (ORDER BY r DESC, id) AS rank FROM (
+        SELECT s.id, ts_rank_cd(s.search, q.tsq, 32) AS r
+        FROM {table} s, (SELECT websearch_to_tsquery('{config}', %(words)s) AS tsq) q
+        WHERE s.user_id = %(user)s AND s.search @@ q.tsq {filters}
+        ORDER BY r DESC, s.id LIMIT %(k)s
+    ) l
+"""
+_NO_LEXICAL_SQL = "SELECT NULL::bigint AS id, NULL::real AS r, NULL::bigint AS rank WHERE false"
+
+
+def search(*, user, text: str, vector: np.ndarray, limit: int,
+           exclude_conversation: int | None = None, min_terms: int = 1,
+           candidates: int = 50) -> list[SentenceHit]:
+    """``user``'s sentences best matching ``text`` (its content words, full text) and
+    ``vector`` (its unit embedding, cosine), fused by reciprocal rank; best first (ties: the
+    better full-text rank, then the better vector rank, then the lower id), at most ``limit``.
+
+    Each side ranks its ``candidates`` best rows (at least ``limit``). Sentences of
+    ``exclude_conversation`` (an id; e.g. the current one) and with fewer than ``min_terms``
+    content words are left out. One round trip; every row read is ``user``'s.
+    """
+    user_id = user if isinstance(user, int) else user.pk
+    if user_id is None or limit <= 0:
+        return []
+    k = max(int(candidates), int(limit))
+    table = Sentence._meta.db_table
+    filters = "AND s.terms >= %(min_terms)s"
+    if exclude_conversation is not None:
+        filters += " AND s.conversation_id <> %(exclude)s"
+    words = list(dict.fromkeys(lexical_terms(text)))
+    lexical = (_LEXICAL_SQL.format(table=table, config=SENTENCE_CONFIG, filters=filters)
+               if words else _NO_LEXICAL_SQL)
+    sql = _SEARCH_SQL.format(ef=max(2 * k, 100), table=table, lexical=lexical, filters=filters,
+                             rrf=RRF_K)
+    params = {
+        "user": user_id, "max": int(settings.EXACT_SCAN_MAX_KEYS), "k": k, "limit": int(limit),
+        "q": _vector_text(vector), "words": " or ".join(words), "min_terms": int(min_terms),
+        "exclude": exclude_conversation,
+    }
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        while cursor.description is None and cursor.nextset():
+            pass
+        rows = cursor.fetchall()
+    return [
+        SentenceHit(id=int(r[0]), message_id=int(r[1]), conversation_id=int(r[2]),
+                    speaker=r[3], role=r[4], said_at=r[5], text=r[6],
+                    lexical_rank=None if r[7] is None else int(r[7]),
+                    dense_rank=None if r[8] is None else int(r[8]), score=float(r[9]),
+                    similarity=float(r[10]),
+                    lexical=None if r[11] is None else float(r[11]))
+        for r in rows
+    ]
+
+
+def _vector_text(vector: np.ndarray) -> str:
+    # pgvector's text form, bound as a parameter and cast with ::vector.
+    return "[" + ",".join(repr(float(x)) for x in np.asarray(vector).ravel()) + "]"
