@@ -44,6 +44,10 @@ STABILITIES = frozenset({"immutable", "stable", "mutable", "time_bound", "epheme
 TEMPORARY = frozenset({"time_bound", "ephemeral"})
 CARDINALITIES = frozenset({"one_to_one", "one_to_many"})
 RELATION_LABEL = re.compile(r"^[A-Z][A-Z0-9]*(_[A-Z0-9]+){0,3}$")
+OCCURRED_PATTERN = r"^([0-9]{4}(-[0-9]{2}(-[0-9]{2}(/[0-9]{4}-[0-9]{2}-[0-9]{2})?)?)?)?$"
+"""When a claim happened (SPEC §5.5): ``""`` (unknown), ``YYYY``, ``YYYY-MM``, ``YYYY-MM-DD``
+or a day range ``YYYY-MM-DD/YYYY-MM-DD`` (the database checks the same pattern)."""
+_OCCURRED = re.compile(OCCURRED_PATTERN)
 
 SELF_PLACEHOLDERS: frozenset[str] = frozenset(
     {"user", "the user", "me", "i", "myself", "my", "mine", "self"}
@@ -633,8 +637,28 @@ class _RelationCleaner:
             "snippet": snippet,
             "evidence": self._evidence(raw.get("evidence"), item),
             "message": message,
+            "occurred": self._occurred(raw.get("occurred"), item),
         }
-        return relation, (src.key, label, tgt.key), item
+        # The same claim cited from two messages is two sightings, each with its snippet.
+        return relation, (src.key, label, tgt.key, message), item
+
+    def _occurred(self, value: Any, item: str) -> str:
+        if value is None or value == "":
+            return ""
+        if not isinstance(value, str) or not _OCCURRED.match(value.strip()):
+            self.fixes.append(f"{item}: occurred {value!r} is not a date, month, year or "
+                              "day range, dropped")
+            return ""
+        text = value.strip()
+        if "/" in text:
+            first, last = text.split("/")
+            if not (_valid_iso(first) and _valid_iso(last)) or first > last:
+                self.fixes.append(f"{item}: occurred {value!r} is not a valid range, dropped")
+                return ""
+        elif len(text) == 10 and not _valid_iso(text):
+            self.fixes.append(f"{item}: occurred {value!r} is not a valid date, dropped")
+            return ""
+        return text
 
     def _expiry(self, value: Any, stability: str, item: str) -> str | None:
         if value is None:

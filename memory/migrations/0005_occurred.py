@@ -15,12 +15,12 @@ class Migration(migrations.Migration):
         migrations.AddField(
             model_name='edge',
             name='occurred',
-            field=models.CharField(blank=True, default='', help_text='when it happened, from its latest dated sighting', max_length=21),
+            field=models.CharField(blank=True, db_default='', default='', help_text='when it happened, from its latest dated sighting', max_length=21),
         ),
         migrations.AddField(
             model_name='snippet',
             name='occurred',
-            field=models.CharField(blank=True, default='', help_text="when what it says happened (Edge.occurred's format)", max_length=21),
+            field=models.CharField(blank=True, db_default='', default='', help_text="when what it says happened (Edge.occurred's format)", max_length=21),
         ),
         migrations.AddConstraint(
             model_name='edge',

@@ -2,12 +2,10 @@ from django.conf import settings
 from django.db import models
 from django.db.models import F, Q
 
+from memory.core.cleaning import OCCURRED_PATTERN
 from memory.models.owned import OwnedQuerySet
 
 RELATION_PATTERN = r"^[A-Z][A-Z0-9]*(_[A-Z0-9]+){0,3}$"
-OCCURRED_PATTERN = r"^([0-9]{4}(-[0-9]{2}(-[0-9]{2}(/[0-9]{4}-[0-9]{2}-[0-9]{2})?)?)?)?$"
-"""When a claim happened (SPEC §5.5): ``""`` (unknown), ``YYYY``, ``YYYY-MM``, ``YYYY-MM-DD``
-or a day range ``YYYY-MM-DD/YYYY-MM-DD``."""
 
 
 class Stability(models.TextChoices):
@@ -58,7 +56,7 @@ class Edge(models.Model):
                                 on_delete=models.SET_NULL, related_name="+")
     episodes = models.ManyToManyField("memory.Episode", through="memory.EdgeEpisode",
                                       related_name="edges", blank=True)
-    occurred = models.CharField(max_length=21, blank=True, default="",
+    occurred = models.CharField(max_length=21, blank=True, default="", db_default="",
                                 help_text="when it happened, from its latest dated sighting")
     created_at = models.DateTimeField()
 

@@ -21,7 +21,7 @@ class Snippet(models.Model):
                                 on_delete=models.SET_NULL, related_name="snippets")
     message = models.ForeignKey("chat.Message", null=True, blank=True, on_delete=models.SET_NULL,
                                 related_name="snippets")
-    occurred = models.CharField(max_length=21, blank=True, default="",
+    occurred = models.CharField(max_length=21, blank=True, default="", db_default="",
                                 help_text="when what it says happened (Edge.occurred's format)")
     created_at = models.DateTimeField()
 

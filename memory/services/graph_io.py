@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import time
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -38,7 +39,7 @@ from typing import Any
 from django.db import connection
 from django.db.models import JSONField
 
-from memory.core.cleaning import RELATION_LABEL
+from memory.core.cleaning import OCCURRED_PATTERN, RELATION_LABEL
 from memory.core.decay import TEMPORARY
 from memory.core.merge_rules import normalise_name
 from memory.models import (
@@ -60,6 +61,7 @@ __all__ = [
     "FORMAT",
     "GraphConflictError",
     "GraphFormatError",
+    "GraphTooLargeError",
     "ImportSummary",
     "ParsedGraph",
     "canonical_graph",
@@ -81,6 +83,11 @@ MAX_DEPTH = 64  # nesting of objects and lists (free-form properties included)
 class GraphFormatError(ValueError):
     """The document is not a valid ``pegasus-graph/1`` graph; the message is one line naming
     the offending item, fit to show a user as is."""
+
+
+class GraphTooLargeError(GraphFormatError):
+    """The document is over one of the import's size caps (``_check_import_caps``): the API
+    answers 413 rather than 400."""
 
 
 class GraphConflictError(GraphFormatError):
@@ -131,6 +138,19 @@ class ParsedEdge:
     superseded_by: str | None
     episodes: list[str]
     snippet: tuple[str, str] | None  # (text, evidence)
+    occurred: str = ""  # when it happened (memory.core.cleaning.OCCURRED_PATTERN)
+
+
+_OCCURRED = re.compile(OCCURRED_PATTERN)
+
+
+def _occurred(item) -> str:
+    """An edge's optional ``occurred`` (``""`` when absent), checked against its pattern."""
+    value = item.text("occurred", default="", max_length=21).strip()
+    if not _OCCURRED.match(value):
+        raise item.fail(f'"occurred" must be YYYY, YYYY-MM, YYYY-MM-DD or a day range '
+                        f"YYYY-MM-DD/YYYY-MM-DD, got {_quoted(value)}")
+    return value
 
 
 @dataclass
@@ -389,7 +409,7 @@ _NODE_FIELDS = frozenset(("id", "kind", "name", "aliases", "properties", "confid
                           "provisional", "is_self", "episodes"))
 _EDGE_FIELDS = frozenset(("id", "source", "relation", "target", "strength", "last_touched_at",
                           "confidence", "stability", "cardinality", "expires_at", "dormant",
-                          "superseded_by", "episodes", "snippet"))
+                          "superseded_by", "episodes", "snippet", "occurred"))
 _SNIPPET_FIELDS = frozenset(("text", "evidence"))
 
 
@@ -398,6 +418,47 @@ def _section(data: Mapping, key: str) -> list:
     if not isinstance(value, list):
         raise GraphFormatError(f'"{key}" must be a list, got {_describe(value)}')
     return value
+
+
+def _cap(name: str, default: int) -> int:
+    from django.conf import settings
+
+    return int(getattr(settings, name, default))
+
+
+def _check_import_caps(data: Mapping) -> None:
+    """Counts per document, checked before any item is parsed: a graph import holds the
+    user's write lock, and its cost grows with nodes, edges and keys (each alias is a key to
+    embed). Settings: GRAPH_IMPORT_MAX_NODES (default 20 000), GRAPH_IMPORT_MAX_EDGES
+    (100 000), GRAPH_IMPORT_MAX_ALIASES (50 000 in all)."""
+    for key, setting, default in (("nodes", "GRAPH_IMPORT_MAX_NODES", 20_000),
+                                  ("edges", "GRAPH_IMPORT_MAX_EDGES", 100_000),
+                                  ("episodes", "GRAPH_IMPORT_MAX_NODES", 20_000)):
+        count, limit = len(_section(data, key)), _cap(setting, default)
+        if count > limit:
+            raise GraphTooLargeError(
+                f'"{key}" has {count} items; one import takes at most {limit} (split the file)')
+    aliases = sum(len(n["aliases"]) for n in _section(data, "nodes")
+                  if isinstance(n, Mapping) and isinstance(n.get("aliases"), list))
+    limit = _cap("GRAPH_IMPORT_MAX_ALIASES", 50_000)
+    if aliases > limit:
+        raise GraphTooLargeError(
+            f"the nodes have {aliases} aliases in all; one import takes at most {limit} "
+            "(split the file)")
+
+
+def _check_node_caps(item: _Item, properties: Mapping) -> None:
+    """Per node: at most GRAPH_MAX_ALIASES_PER_NODE aliases (default 100) and
+    GRAPH_MAX_PROPERTIES_BYTES of properties as compact JSON (default 16 384)."""
+    aliases = item.raw.get("aliases")
+    limit = _cap("GRAPH_MAX_ALIASES_PER_NODE", 100)
+    if isinstance(aliases, list) and len(aliases) > limit:
+        raise item.fail(f'"aliases" has {len(aliases)} entries; a node has at most {limit}')
+    size = len(json.dumps(properties, ensure_ascii=False, separators=(",", ":"))
+               .encode("utf-8", "surrogatepass"))
+    limit = _cap("GRAPH_MAX_PROPERTIES_BYTES", 16_384)
+    if size > limit:
+        raise item.fail(f'"properties" is {size} bytes as JSON; a node has at most {limit}')
 
 
 def _unique_label(item: _Item, seen: dict[str, str], section: str) -> str:
@@ -437,6 +498,7 @@ def parse_graph(data: Any, *, default_touch: datetime | None = None) -> ParsedGr
         raise GraphFormatError(
             "unknown top-level field(s): " + ", ".join(_quoted(name)[1:-1] for name in unknown)
         )
+    _check_import_caps(data)
 
     episodes: dict[str, ParsedEpisode] = {}
     seen: dict[str, str] = {}
@@ -477,6 +539,7 @@ def parse_graph(data: Any, *, default_touch: datetime | None = None) -> ParsedGr
         unstorable = find_unstorable(properties, root="properties")
         if unstorable:
             raise item.fail(unstorable)
+        _check_node_caps(item, properties)
         is_self = item.boolean("is_self", default=False)
         if is_self:
             if self_node is not None:
@@ -545,6 +608,7 @@ def parse_graph(data: Any, *, default_touch: datetime | None = None) -> ParsedGr
             superseded_by=superseded_by,
             episodes=item.labels("episodes", episodes, "an episode"),
             snippet=snippet,
+            occurred=_occurred(item),
         )
         if superseded_by is None:
             claim = (source, relation, target)
@@ -728,18 +792,20 @@ def import_graph(*, user, data: Any, now: datetime,
             Edge,
             ["id", "user", "source", "relation", "target", "strength_at_touch",
              "last_touched_at", "confidence", "stability", "cardinality", "expires_at",
-             "dormant", "superseded_by", "snippet", "created_at"],
+             "dormant", "superseded_by", "snippet", "occurred", "created_at"],
             ((edge_id[e.label], user_id, node_id[e.source], e.relation, node_id[e.target],
               e.strength, e.last_touched_at, e.confidence, e.stability, e.cardinality,
               e.expires_at, e.dormant,
               edge_id[e.superseded_by] if e.superseded_by else None,
-              snippet_id.get(e.label), now) for e in graph.edges),
+              snippet_id.get(e.label), e.occurred, now) for e in graph.edges),
         )
         _copy_rows(
             Snippet,
-            ["id", "user", "edge", "text", "evidence", "confidence", "episode", "created_at"],
+            ["id", "user", "edge", "text", "evidence", "confidence", "episode", "occurred",
+             "created_at"],
             ((snippet_id[e.label], user_id, edge_id[e.label], e.snippet[0], e.snippet[1],
-              e.confidence, episode_id[e.episodes[-1]] if e.episodes else None, now)
+              e.confidence, episode_id[e.episodes[-1]] if e.episodes else None, e.occurred,
+              now)
              for e in with_snippet),
         )
         _copy_rows(
@@ -811,6 +877,7 @@ def export_graph(*, user) -> dict:
         "id", "source_id", "relation", "target_id", "strength_at_touch", "last_touched_at",
         "confidence", "stability", "cardinality", "expires_at", "dormant",
         "superseded_by_id", "snippet__user_id", "snippet__text", "snippet__evidence",
+        "occurred",
     ):
         # A snippet row of another owner would be a bug elsewhere; never let it leak here.
         own_snippet = row["snippet__user_id"] == user_id
@@ -827,6 +894,7 @@ def export_graph(*, user) -> dict:
             "episodes": edge_episodes.get(row["id"], []),
             "snippet": ({"text": row["snippet__text"], "evidence": row["snippet__evidence"]}
                         if own_snippet else None),
+            "occurred": row["occurred"],
         })
     episodes = [
         {
@@ -892,7 +960,7 @@ def canonical_graph(data: Any, *, now: datetime | None = None) -> dict:
               "expires_at": _iso(e.expires_at), "dormant": e.dormant,
               "episodes": sorted(episode_label[x] for x in e.episodes),
               "snippet": ({"text": e.snippet[0], "evidence": e.snippet[1]}
-                          if e.snippet else None)}, e)
+                          if e.snippet else None), "occurred": e.occurred}, e)
             for e in graph.edges
         ),
         key=lambda pair: dump(pair[0]),

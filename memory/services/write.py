@@ -422,13 +422,19 @@ class _EdgeWriter:
                                 f"(by → {target.name})")
                 by_source[(source.pk, relation["relation"])].append(edge)
                 kind = "edges"
+            elif edge.pk is None:
+                # Stated again in another turn of this conversation: one more sighting (its
+                # snippet and date), not a reinforcement — an edge is new only once.
+                kind = "edges"
+                if relation.get("occurred"):
+                    edge.occurred = relation["occurred"]
             else:
                 self._reobserve(edge, relation, source, target)
                 changed[id(edge)] = edge
                 kind = "observed"
             sightings.append((edge, relation))
             for ref, end in ((source_ref, "source"), (target_ref, "target")):
-                if ref is not None:
+                if ref is not None and (edge, end) not in self._through[ref.ref][kind]:
                     self._through[ref.ref][kind].append((edge, end))
 
         new = [e for e, _ in sightings if e.pk is None]
@@ -449,7 +455,7 @@ class _EdgeWriter:
         if stored:
             Edge.objects.bulk_update(stored, [
                 "strength_at_touch", "last_touched_at", "dormant", "confidence", "snippet",
-                "superseded_by", "expires_at"])
+                "superseded_by", "expires_at", "occurred"])
         Edge.objects.bulk_create(new)
         Snippet.objects.bulk_create(snippets)
         touched = {e.pk: e for e, _ in sightings}
@@ -471,7 +477,7 @@ class _EdgeWriter:
                     target_id=target.pk, strength_at_touch=100.0, last_touched_at=self.now,
                     confidence=relation["confidence"], stability=stability,
                     cardinality=relation["cardinality"], expires_at=expires, dormant=False,
-                    created_at=self.now)
+                    occurred=relation.get("occurred") or "", created_at=self.now)
 
     def _reobserve(self, edge: Edge, relation: dict, source: Node, target: Node) -> None:
         if edge.pk not in self.reinforced_ids:
@@ -482,6 +488,8 @@ class _EdgeWriter:
             edge.last_touched_at, edge.dormant = self.now, False
             self.reinforced_ids.add(edge.pk)
             self.summary.reinforced.append(_line(source, edge.relation, target))
+        if relation.get("occurred"):
+            edge.occurred = relation["occurred"]  # the latest dated sighting
         expires = _moment(relation["expires_at"])
         if expires and edge.stability in TEMPORARY and (edge.expires_at is None
                                                          or expires > edge.expires_at):
@@ -507,7 +515,7 @@ class _EdgeWriter:
                 pk=pk, user_id=self.user.pk, edge_id=edge.pk, text=relation["snippet"],
                 evidence=relation["evidence"][:500], confidence=relation["confidence"],
                 episode=self.episode, message_id=message_id if message_id in owned else None,
-                created_at=self.now,
+                occurred=relation.get("occurred") or "", created_at=self.now,
             ))
             if edge.snippet_id is None or relation["confidence"] > edge.confidence:
                 edge.snippet_id = pk

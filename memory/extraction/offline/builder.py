@@ -9,6 +9,8 @@ from zoneinfo import ZoneInfo
 
 from memory.core.cleaning import RELATION_LABEL, normalise_name, normalise_ws
 from memory.extraction.base import SELF_REF, Turn
+from memory.extraction.offline.dates import resolve_occurred
+from memory.extraction.offline.lexicon import plausible_person_name
 
 if TYPE_CHECKING:
     from spacy.tokens import Span
@@ -21,22 +23,37 @@ class _Builder:
     notes: list[str] = field(default_factory=list)
     self_name: str | None = None
     self_aliases: list[str] = field(default_factory=list)
+    speakers: dict[str, str] = field(default_factory=dict)  # normalised → the speaker's name
+    rejected: set[str] = field(default_factory=set)  # refs of implausible PERSON names
     _refs: dict[tuple[str, str], str] = field(default_factory=dict)
-    _relation_keys: set[tuple[str, str, str]] = field(default_factory=set)
+    _relation_keys: set[tuple[str, str, str, str]] = field(default_factory=set)
 
     def entity(
         self, kind: str, name: str, *, confidence: float = 0.7, properties: dict | None = None
     ) -> str:
         """The ref of the batch entity (kind, name), created on first use; the account
-        holder's own name resolves to the self placeholder."""
+        holder's own name resolves to the self placeholder, a short form of exactly one
+        speaker's first name ("Mel" for Melanie) to that speaker. A PERSON that is not a
+        speaker and whose name is not plausible ("Nature", "Wanna") gets a ref that every
+        relation refuses, and never reaches the batch."""
         norm = normalise_name(name)
         if kind == "PERSON" and norm in self.self_names:
             return SELF_REF
+        if kind == "PERSON" and norm not in self.speakers:
+            owners = {full for short, full in self.speakers.items()
+                      if len(norm) >= 3 and short.split()[0].startswith(norm)}
+            if len(owners) == 1:
+                name, norm = next(iter(owners)), normalise_name(next(iter(owners)))
         key = (kind, norm)
+        rejected = (kind == "PERSON" and norm not in self.speakers
+                    and not plausible_person_name(name))
         ref = self._refs.get(key)
         if ref is None:
             ref = f"e{len(self._refs) + 1}"
             self._refs[key] = ref
+            if rejected:
+                self.rejected.add(ref)
+                return ref
             self.entities.append(
                 {
                     "ref": ref,
@@ -48,7 +65,7 @@ class _Builder:
                     "hint": None,
                 }
             )
-        else:
+        elif ref not in self.rejected:
             entity = next(e for e in self.entities if e["ref"] == ref)
             entity["confidence"] = max(entity["confidence"], confidence)
             for prop, value in (properties or {}).items():
@@ -68,12 +85,14 @@ class _Builder:
         cardinality: str,
         expires_at: str | None = None,
     ) -> None:
-        if source == target or not RELATION_LABEL.match(label):
+        if source == target or not RELATION_LABEL.match(label) or {source, target} & self.rejected:
             return
-        key = (source, label, target)
+        # A claim repeated in another turn is another sighting (its own snippet and date).
+        key = (source, label, target, ctx.turn.message_id)
         if key in self._relation_keys:
             return
         self._relation_keys.add(key)
+        occurred = resolve_occurred(ctx.sent.text, ctx.today, future=stability == "time_bound")
         self.relations.append(
             {
                 "source": source,
@@ -86,6 +105,7 @@ class _Builder:
                 "snippet": ctx.sent.text.strip(),
                 "evidence": normalise_ws(evidence)[:100],
                 "message": ctx.turn.message_id,
+                **({"occurred": occurred} if occurred else {}),
             }
         )
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from datetime import date, timedelta
 
-__all__ = ["resolve_date"]
+__all__ = ["resolve_date", "resolve_occurred"]
 
 _WEEKDAYS = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
 _MONTHS = {
@@ -135,3 +135,147 @@ def resolve_date(text: str, today: date) -> date | None:
         return date(today.year, 12, 31)
     return None
 
+
+
+# --- when a stated event happened -------------------------------------------------------------
+
+_SEASONS = {"spring": (3, 5), "summer": (6, 8), "autumn": (9, 11), "fall": (9, 11),
+            "winter": (12, 2)}
+_NUMBER = (r"(\d+|an?|one|two|three|four|five|six|seven|eight|nine|ten|a\s+couple\s+of|"
+           r"a\s+few|few|couple\s+of)")
+_AGO = re.compile(_NUMBER + r"\s+(day|week|month|year)s?\s+ago\b")
+_LAST_PERIOD = re.compile(r"\b(last|past|previous|next|this|coming)\s+(week(?:end)?|month|year)\b")
+_LAST_WEEKDAY = re.compile(r"\b(last|next|this|on|coming)\s+(" + "|".join(
+    _WEEKDAYS) + r"|mon|tues?|wed|thurs?|fri|sat|sun)\b")
+_SEASON = re.compile(r"\b(last|this|next)\s+(spring|summer|autumn|fall|winter)\b")
+_IN_MONTH = re.compile(rf"\b(?:in|since|during|last|this|next|early|late|mid-?)\s+({_MONTH_RE})\b")
+_IN_YEAR = re.compile(r"\b(?:in|since|back in)\s+((?:19|20)\d{2})\b")
+_SHORT_DAYS = {"mon": 0, "tue": 1, "tues": 1, "wed": 2, "thu": 3, "thur": 3, "thurs": 3,
+               "fri": 4, "sat": 5, "sun": 6}
+
+
+def _count(text: str) -> int:
+    text = re.sub(r"\s+", " ", text).replace("a couple of", "couple of").replace("a few", "few")
+    return int(text) if text.isdigit() else _COUNTS.get(text, 1)
+
+
+def _day(day: date) -> str:
+    return day.isoformat()
+
+
+def _span(first: date, last: date) -> str:
+    return f"{first.isoformat()}/{last.isoformat()}"
+
+
+def _month(year: int, month: int) -> str:
+    return f"{year:04d}-{month:02d}"
+
+
+def resolve_occurred(text: str, today: date, *, future: bool = False) -> str:
+    """When what ``text`` states happened, seen from ``today`` (the conversation's local date):
+    an ISO day (``2023-05-07``), a month (``2023-05``), a year (``2021``) or a day range
+    (``2023-05-01/2023-05-07``); ``""`` when the sentence names no time.
+
+    ``future``: the sentence is about a plan ("next Friday", "in May" then point forward);
+    otherwise bare weekdays and months point back ("on Friday" = the last Friday before
+    today, "in May" = the latest May not after this month). Weeks run Monday to Sunday.
+    Explicit dates ("8 May", "2023-05-08") keep their year when one is given.
+    """
+    t = text.lower()
+    if re.search(r"\bday\s+before\s+yesterday\b", t):
+        return _day(today - timedelta(days=2))
+    if re.search(r"\byesterday\b|\blast\s+night\b", t):
+        return _day(today - timedelta(days=1))
+    if re.search(r"\bday\s+after\s+tomorrow\b", t):
+        return _day(today + timedelta(days=2))
+    if re.search(r"\btomorrow\b", t):
+        return _day(today + timedelta(days=1))
+    if re.search(r"\b(?:today|tonight|this\s+(?:morning|afternoon|evening))\b", t):
+        return _day(today)
+    if m := _ISO_DATE.search(t):
+        try:
+            return _day(date(int(m[1]), int(m[2]), int(m[3])))
+        except ValueError:
+            return ""
+    month_day = _MONTH_DAY.search(t)
+    day_month = _DAY_MONTH.search(t)
+    if month_day or day_month:
+        month, number = ((_MONTHS[month_day[1]], int(month_day[2])) if month_day
+                         else (_MONTHS[day_month[2]], int(day_month[1])))  # type: ignore[index]
+        year_m = re.search(rf"{number}(?:st|nd|rd|th)?,?\s+(?:of\s+)?\w*,?\s*((?:19|20)\d{{2}})", t)
+        try:
+            found = date(int(year_m[1]) if year_m else today.year, month, number)
+        except ValueError:
+            return ""
+        if not year_m:
+            if future and found < today:
+                found = found.replace(year=today.year + 1)
+            elif not future and found > today:
+                found = found.replace(year=today.year - 1)
+        return _day(found)
+    if m := _AGO.search(t):
+        n, unit = _count(m[1]), m[2]
+        if unit == "day":
+            return _day(today - timedelta(days=n))
+        if unit == "week":
+            start = today - timedelta(weeks=n)
+            monday = start - timedelta(days=start.weekday())
+            return _span(monday, monday + timedelta(days=6))
+        if unit == "month":
+            back = _add_months(today.replace(day=1), -n)
+            return _month(back.year, back.month)
+        return f"{today.year - n:04d}"
+    if m := _IN_N.search(t):
+        n, unit = _count(m[1]), m[2]
+        if unit == "day":
+            return _day(today + timedelta(days=n))
+        if unit == "week":
+            return _day(today + timedelta(weeks=n))
+        ahead = _add_months(today.replace(day=1), n * (12 if unit == "year" else 1))
+        return _month(ahead.year, ahead.month) if unit == "month" else f"{ahead.year:04d}"
+    if m := _LAST_WEEKDAY.search(t):
+        word, name = m[1], m[2]
+        target = _WEEKDAYS.index(name) if name in _WEEKDAYS else _SHORT_DAYS[name]
+        this_monday = today - timedelta(days=today.weekday())
+        if word == "last" or (word == "on" and not future):
+            back = (today.weekday() - target) % 7 or 7
+            return _day(today - timedelta(days=back))
+        if word == "next":
+            return _day(this_monday + timedelta(days=7 + target))
+        ahead = (target - today.weekday()) % 7 or 7
+        return _day(today + timedelta(days=ahead))
+    if m := _LAST_PERIOD.search(t):
+        word, unit = m[1], m[2]
+        step = -1 if word in {"last", "past", "previous"} else (1 if word in {
+            "next", "coming"} else 0)
+        if unit.startswith("week"):
+            monday = today - timedelta(days=today.weekday()) + timedelta(weeks=step)
+            if unit == "weekend":
+                return _span(monday + timedelta(days=5), monday + timedelta(days=6))
+            return _span(monday, monday + timedelta(days=6))
+        if unit == "month":
+            when = _add_months(today.replace(day=1), step)
+            return _month(when.year, when.month)
+        return f"{today.year + step:04d}"
+    if m := _SEASON.search(t):
+        word, season = m[1], m[2]
+        first_month, last_month = _SEASONS[season]
+        year = today.year + {"last": -1, "this": 0, "next": 1}[word]
+        if word == "last" and today.month > last_month and season != "winter":
+            year = today.year  # "last summer", said in October, is this year's
+        start = date(year, first_month, 1)
+        end_year = year + 1 if season == "winter" else year
+        return _span(start, _month_end(end_year, last_month))
+    if m := _IN_MONTH.search(t):
+        month = _MONTHS[m[1]]
+        year = today.year
+        if future and month < today.month:
+            year += 1
+        elif not future and month > today.month:
+            year -= 1
+        return _month(year, month)
+    if m := _IN_YEAR.search(t):
+        return m[1]
+    if re.search(r"\blast\s+year\b", t):
+        return f"{today.year - 1:04d}"
+    return ""

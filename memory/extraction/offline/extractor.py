@@ -12,6 +12,7 @@ from memory.core.cleaning import instruction_like, normalise_name, normalise_ws
 from memory.core.words import STOP_WORDS
 from memory.extraction.base import SELF_REF, ExtractionResult, Turn, empty_batch
 from memory.extraction.offline.builder import _Builder, _Sentence
+from memory.extraction.offline.general import GeneralReader
 from memory.extraction.offline.lexicon import _GENERIC_NOUNS
 from memory.extraction.offline.model import load_model
 from memory.extraction.offline.patterns import _Reader
@@ -81,11 +82,15 @@ class OfflineExtractor:
         zone = _zone(time_zone)
         today = started_at.astimezone(zone).date()
         self_names = {"user"} | ({normalise_name(self_name)} if self_name else set())
-        builder = _Builder(self_names=self_names)
+        builder = _Builder(self_names=self_names, speakers={
+            normalise_name(t.speaker): normalise_ws(t.speaker)
+            for t in turns if t.speaker and t.speaker.strip()})
         known_roles = _known_roles(neighbourhood, self_names)
         nlp = load_model()
         docs = list(nlp.pipe([turn.text for turn in turns]))
         leads: list[str] = []
+        participants = {normalise_name(t.speaker) for t in turns if t.speaker and t.speaker.strip()}
+        previous: tuple[str | None, dict[str, str]] = (None, {})  # (speaker ref, people named)
         for turn, doc in zip(turns, docs, strict=True):
             account_holder = not (turn.speaker and turn.speaker.strip())
             speaker = (
@@ -93,6 +98,11 @@ class OfflineExtractor:
                 if account_holder
                 else builder.entity("PERSON", normalise_ws(turn.speaker or ""), confidence=0.9)
             )
+            # "you": the other speaker of a replayed dialogue; the account holder's "you" is
+            # the assistant, which has no node.
+            other = previous[0] if not account_holder and previous[0] not in {None, speaker} \
+                else None
+            people: dict[str, str] = {}
             kept: list[str] = []
             for sent in doc.sents:
                 if not sent.text.strip():
@@ -102,7 +112,14 @@ class OfflineExtractor:
                     continue
                 kept.append(sent.text.strip())
                 ctx = _Sentence(turn=turn, sent=sent, speaker=speaker, today=today, zone=zone)
+                before = len(builder.relations)
                 _Reader(builder, ctx, account_holder, known_roles).read()
+                named = {**previous[1], **people} if not people else people
+                GeneralReader(builder, ctx, people=named, other=other,
+                              participants=participants | builder.self_names,
+                              already=len(builder.relations) - before).read()
+                people.update({k: v for k, v in named.items() if k not in previous[1]})
+            previous = (speaker, people)
             # A turn's lead: its first sentence of six words or more, else its first.
             lead = next((s for s in kept if len(s.split()) >= 6), kept[0] if kept else None)
             if lead:

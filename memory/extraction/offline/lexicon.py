@@ -3,6 +3,7 @@ preference, travel and plans, and what makes a plausible person name."""
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 
@@ -242,3 +243,83 @@ _GENERIC_NOUNS = {
 }
 _FIRST_PERSON = {"i", "me", "myself"}
 
+
+
+# --- plausible person names -------------------------------------------------------------------
+
+COMMON_WORD_ZIPF = 4.0
+"""A word at or above this Zipf frequency (wordfreq: log10 of uses per billion words, plus 9;
+4.0 ≈ the 10 000 most used English words) is a common English word, unless it is a given
+name of the ``nicknames`` table."""
+_KNOWN_NAME_ZIPF = 5.5  # a known given name more common than this is mostly a word ("Will")
+_NOUN_SUFFIXES = ("ing", "ance", "ence", "ness", "ment", "tion", "sion", "ity", "ship", "ism",
+                  "hood", "ful", "ous", "ive", "ology")
+
+
+@functools.cache
+def given_names() -> frozenset[str]:
+    """Lower-case given names and their nicknames, from the ``nicknames`` package's table."""
+    from nicknames import NickNamer
+
+    namer = NickNamer()
+    return frozenset(namer.nickname_lookup) | frozenset(namer.canonical_lookup)
+
+
+def word_zipf(word: str) -> float:
+    from wordfreq import zipf_frequency
+
+    return zipf_frequency(word.lower(), "en")
+
+
+def common_word(name: str) -> bool:
+    """``name`` is one common English word that is not a given name ("Nature", "Super",
+    "Laughter"): the measure ``bench_locomo`` reports as ``suspect_person_nodes``."""
+    words = name.split()
+    return (len(words) == 1 and word_zipf(words[0]) >= COMMON_WORD_ZIPF
+            and words[0].lower() not in given_names())
+
+
+@functools.cache
+def dictionary_words() -> frozenset[str]:
+    """Every noun, verb, adjective and adverb the spaCy model's lemmatizer knows (its
+    WordNet-derived ``lemma_index`` table)."""
+    from memory.extraction.offline.model import load_model
+
+    lemmatizer = load_model().get_pipe("lemmatizer")
+    index = lemmatizer.lookups.get_table("lemma_index")
+    return frozenset(word for words in index.values() for word in words)
+
+
+def _name_word(word: str) -> bool:
+    low = word.lower()
+    if low in given_names():
+        return word_zipf(word) < _KNOWN_NAME_ZIPF
+    return (word_zipf(word) < COMMON_WORD_ZIPF and not low.endswith(_NOUN_SUFFIXES)
+            and low not in dictionary_words() and low.removesuffix("s") not in dictionary_words())
+
+
+def plausible_person_name(name: str) -> bool:
+    """Could ``name`` (as written) be a person's name? Every word starts with a capital
+    letter and is alphabetic (an apostrophe, hyphen or final dot allowed: "O'Neil", "Mr.");
+    at most four words; the first word (after a title) is a given name that is not mostly a
+    common word ("Will"), or a word that is not a common English word (``COMMON_WORD_ZIPF``),
+    not in the spaCy model's dictionary ("Cucumber", "Docker") and without a common-noun
+    ending ("Kickboxing"); no later word is a common English word
+    other than a given name ("Summer Sounds")."""
+    words = name.replace("’", "'").split()
+    if not 1 <= len(words) <= 4:
+        return False
+    for word in words:
+        core = word.replace("'", "").replace("-", "").rstrip(".")
+        if not core.isalpha() or not word[:1].isupper() or word.lower() in _NOT_NAMES:
+            return False
+    while len(words) > 1 and words[0].rstrip(".").lower() in _TITLES:
+        words = words[1:]
+    if not _name_word(words[0]):
+        return False
+    return not any(word_zipf(w) >= COMMON_WORD_ZIPF + 0.5 and w.lower() not in given_names()
+                   for w in words[1:])
+
+
+_TITLES = {"mr", "mrs", "ms", "miss", "dr", "prof", "sir", "dame", "aunt", "uncle"}
+_NOT_NAMES = {"i", "i'm", "i'll", "i've", "i'd", "mom", "dad", "mum", "god", "lol", "omg"}

@@ -19,6 +19,9 @@ from memory.extraction.offline.lexicon import (
 if TYPE_CHECKING:
     from spacy.tokens import Span, Token
 
+_QUOTES = {'"', "“", "'", "‘"}
+
+
 def _ent_of(tok: Token) -> Span | None:
     if not tok.ent_type_:
         return None
@@ -52,7 +55,10 @@ def _name_at(tok: Token) -> tuple[str, str | None] | None:
         if ent.label_ not in _NAME_LABELS:
             return None
         name = _clean_name(ent.text)
-        return (name, ent.label_) if _plausible(name) else None
+        label = ent.label_
+        if label == "PERSON" and ent.start > 0 and tok.doc[ent.start - 1].text in _QUOTES:
+            label = "WORK_OF_ART"  # "Brave" by Sara Bareilles: a quoted title
+        return (name, label) if _plausible(name) else None
     if tok.pos_ != "PROPN" or not tok.text[:1].isupper():
         return None
     start = end = tok.i

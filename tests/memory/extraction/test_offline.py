@@ -153,16 +153,27 @@ def test_pattern(text, expected):
 @pytest.mark.parametrize(
     "text",
     [
-        "I'd love to visit Japan.",
         "My boss said the deadline moved.",
         "I like it.",
         "They work at Google.",
-        "I don't work at Google anymore.",
+        "You could be a great counselor.",
     ],
 )
-def test_wishes_pronouns_negations_and_unnamed_roles_give_no_relation(text):
+def test_pronouns_hypotheticals_and_unnamed_roles_give_no_relation(text):
     result, _ = extract(text)
     assert result.batch["relations"] == []
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("I'd love to visit Japan.", "user -[WANTS_TO_VISIT]-> Japan"),
+        ("I don't work at Google anymore.", "user -[NOT_WORK_AT]-> Google"),
+    ],
+)
+def test_wishes_and_negations_are_kept_in_the_label(text, expected):
+    result, _ = extract(text)
+    assert lines(result.batch) == {expected}
 
 
 def test_an_unnamed_role_resolves_to_the_person_the_graph_already_knows():
