@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -24,19 +24,23 @@ from memory.core.injection import format_block, neutralise_tags, quote_text
 from memory.core.words import STOP_WORDS
 
 __all__ = [
+    "ASSISTANT_SPEAKER",
     "Forgotten",
     "LexicalIndex",
     "Passage",
+    "fold_text",
     "forgotten_from_corrections",
     "format_with_passages",
     "hybrid_scores",
     "lexical_terms",
     "message_sentences",
+    "name_form",
     "name_pattern",
     "overlaps_snippet",
     "passage_line",
     "select_passages",
     "split_sentences",
+    "word_ngrams",
 ]
 
 # A sentence ends at a run of . ! ? … (with closing quotes or brackets) followed by white space
@@ -244,15 +248,46 @@ def overlaps_snippet(sentence: str, snippet: str) -> bool:
     return bool(a and b) and (a in b or b in a)
 
 
+def fold_text(text: str) -> str:
+    """``text`` case-folded with its white space runs made single spaces (what a forgotten
+    sentence's digest is taken of)."""
+    return " ".join(text.split()).casefold()
+
+
+def name_form(text: str) -> str:
+    """A name as its case-folded words (letters, digits, underscores) joined by one space:
+    "Big  Al!" → "big al" (what a forgotten name's digest is taken of)."""
+    return " ".join(_WORD.findall(text.casefold()))
+
+
+def word_ngrams(text: str, longest: int) -> set[str]:
+    """Every run of 1 to ``longest`` consecutive words of ``text`` in ``name_form``."""
+    words = _WORD.findall(text.casefold())
+    return {" ".join(words[i:i + n]) for n in range(1, max(longest, 0) + 1)
+            for i in range(len(words) - n + 1)}
+
+
+_WORD = re.compile(r"\w+")
+
+
 @dataclass(frozen=True)
 class Forgotten:
-    """What a user forgot: the names and aliases of forgotten nodes, the snippets of forgotten
-    memories. ``matches(sentence)`` says whether a sentence must never be stored or recalled:
-    it names one of ``names`` as whole words (case-insensitive), or overlaps one of
-    ``snippets`` (``overlaps_snippet``)."""
+    """What a user forgot. ``matches(sentence)`` says whether a sentence must never be stored
+    or recalled:
+
+    * it names one of ``names`` as whole words (case-insensitive), or overlaps one of
+      ``snippets`` (``overlaps_snippet``) — from records that still hold the text;
+    * with ``digest`` (text → hex digest): ``digest(fold_text(sentence))`` is one of
+      ``sentence_digests``, or the digest of one of its runs of up to ``name_words`` words
+      (``word_ngrams``) is one of ``name_digests`` — from records that keep no text.
+    """
 
     names: tuple[str, ...] = ()
     snippets: tuple[str, ...] = ()
+    sentence_digests: frozenset[str] = frozenset()
+    name_digests: frozenset[str] = frozenset()
+    name_words: int = 0
+    digest: Callable[[str], str] | None = field(default=None, compare=False)
     _pattern: re.Pattern | None = field(default=None, init=False, repr=False, compare=False)
 
     def __post_init__(self):
@@ -263,7 +298,15 @@ class Forgotten:
     def matches(self, sentence: str) -> bool:
         if self._pattern is not None and self._pattern.search(sentence):
             return True
-        return any(overlaps_snippet(sentence, snippet) for snippet in self.snippets)
+        if any(overlaps_snippet(sentence, snippet) for snippet in self.snippets):
+            return True
+        if self.digest is None:
+            return False
+        if self.sentence_digests and self.digest(fold_text(sentence)) in self.sentence_digests:
+            return True
+        return bool(self.name_digests) and any(
+            self.digest(gram) in self.name_digests
+            for gram in word_ngrams(sentence, self.name_words))
 
 
 def forgotten_from_corrections(rows: Iterable[tuple[str, dict]]) -> Forgotten:

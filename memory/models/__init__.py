@@ -7,7 +7,7 @@ from memory.models.keys import MemoryKey
 from memory.models.merges import MergeDecision, MergeStatus
 from memory.models.nodes import Node, NodeEpisode, NodeKind
 from memory.models.owned import OwnedQuerySet, get_owned_or_404
-from memory.models.sentences import Sentence
+from memory.models.sentences import ForgottenText, Sentence
 from memory.models.snippets import Snippet
 from memory.models.traversals import Traversal
 from memory.models.versions import GraphVersion
@@ -20,6 +20,7 @@ __all__ = [
     "EdgeEpisode",
     "Episode",
     "ExtractionStatus",
+    "ForgottenText",
     "GraphVersion",
     "MemoryKey",
     "MergeDecision",

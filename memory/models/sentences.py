@@ -58,3 +58,33 @@ class Sentence(models.Model):
 
     def __str__(self) -> str:
         return self.text[:60]
+
+
+class ForgottenText(models.Model):
+    """A keyed digest of something the user forgot, never the text itself: a ``sentence``
+    deleted from the store, or a forgotten node's ``name`` / alias (with its word count).
+
+    Indexing (``memory.services.sentences``) leaves out sentences matching one, so re-running
+    a conversation's extraction, or a backfill, never stores forgotten words again. Digests
+    are HMACs keyed by ``SECRET_KEY`` of the case-folded, white-space-normalised text
+    (rotating the key makes older ones match nothing)."""
+
+    SENTENCE = "sentence"
+    NAME = "name"
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE,
+                             related_name="memory_forgotten_texts")
+    kind = models.CharField(max_length=8)
+    digest = models.CharField(max_length=64)
+    words = models.PositiveSmallIntegerField(default=0)
+    created_at = models.DateTimeField()
+
+    objects = OwnedQuerySet.as_manager()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["user", "kind", "digest"], name="forgotten_once"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.kind} {self.digest[:12]}"

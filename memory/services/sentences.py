@@ -11,9 +11,9 @@ Writing (the extraction job, in the worker — never at read time):
 * What is indexed: the user's turns always; the assistant's replies only when the model wrote
   them (``Message.offline`` False) — an offline reply only echoes what was recalled. A
   sentence without a content word ("Ok!") is not stored. A sentence matching something the
-  user already forgot (a forgotten node's name or alias, a forgotten memory's snippet, from
-  the ``Correction`` rows) is not stored either, so a re-index or a backfill never brings it
-  back.
+  user already forgot (a forgotten node's name or alias, a forgotten memory's sentence —
+  kept as keyed digests in ``ForgottenText``, never as text) is not stored either, so a
+  re-index or a backfill never brings it back.
 
 Forgetting (called by ``memory.services.corrections`` inside its transaction):
 
@@ -40,17 +40,21 @@ from datetime import datetime
 import numpy as np
 from django.conf import settings
 from django.db import connection, transaction
+from django.utils import timezone
+from django.utils.crypto import salted_hmac
 
 from memory import embedding
 from memory.core.passages import (
     ASSISTANT_SPEAKER,
     Forgotten,
+    fold_text,
     forgotten_from_corrections,
     lexical_terms,
     message_sentences,
+    name_form,
     name_pattern,
 )
-from memory.models import Correction, CorrectionAction, Sentence, Snippet
+from memory.models import Correction, CorrectionAction, ForgottenText, Sentence, Snippet
 from memory.models.sentences import SENTENCE_CONFIG
 
 __all__ = [
@@ -95,12 +99,39 @@ class PreparedSentences:
     vectors: np.ndarray | None = None
 
 
+def _digest(text: str) -> str:
+    # Keyed, so a digest of a short name cannot be matched against guesses without the key.
+    return salted_hmac("pegasus.sentences.forgotten", text, algorithm="sha256").hexdigest()
+
+
 def forgotten(user) -> Forgotten:
-    """What ``user`` (instance or id) forgot, from their Correction rows (one query)."""
+    """What ``user`` (instance or id) forgot (two queries): the digests ``forget_edges`` and
+    ``forget_names`` recorded, and whatever text the user's forget corrections still hold."""
     user_id = user if isinstance(user, int) else user.pk
-    return forgotten_from_corrections(Correction.objects.for_user(user_id).filter(
+    legacy = forgotten_from_corrections(Correction.objects.for_user(user_id).filter(
         action__in=[CorrectionAction.FORGET_NODE, CorrectionAction.FORGET_EDGE]
     ).values_list("action", "before"))
+    sentence_digests, name_digests, longest = set(), set(), 0
+    for kind, digest, words in ForgottenText.objects.for_user(user_id).values_list(
+            "kind", "digest", "words"):
+        if kind == ForgottenText.NAME:
+            name_digests.add(digest)
+            longest = max(longest, words)
+        else:
+            sentence_digests.add(digest)
+    return Forgotten(names=legacy.names, snippets=legacy.snippets,
+                     sentence_digests=frozenset(sentence_digests),
+                     name_digests=frozenset(name_digests), name_words=longest, digest=_digest)
+
+
+def _remember(user_id: int, kind: str, forms: Iterable[str]) -> None:
+    """Record the digests of ``forms`` (already folded) as forgotten ``kind``s of the user."""
+    now = timezone.now()  # when it was recorded; no rule depends on it
+    rows = {_digest(form): len(form.split()) for form in forms if form}
+    ForgottenText.objects.bulk_create(
+        [ForgottenText(user_id=user_id, kind=kind, digest=digest, words=min(words, 32767),
+                       created_at=now) for digest, words in rows.items()],
+        ignore_conflicts=True)
 
 
 def prepare_conversation(*, user, conversation) -> PreparedSentences:
@@ -191,7 +222,8 @@ def forget_edges(*, user, edge_ids: Sequence[int]) -> int:
     """Delete the sentences that the snippets of ``edge_ids`` (``user``'s) were cut from: every
     sentence of the user containing one of the snippets, and the sentences of a snippet's own
     message that it contains (a snippet spanning several sentences); compared case- and
-    white-space-insensitively. Call it before the snippets are deleted. Returns the count."""
+    white-space-insensitively. Their digests are kept (``ForgottenText``) so indexing never
+    stores them again. Call it before the snippets are deleted. Returns the count."""
     user_id = user if isinstance(user, int) else user.pk
     if not edge_ids:
         return 0
@@ -205,20 +237,26 @@ def forget_edges(*, user, edge_ids: Sequence[int]) -> int:
               AND sn.edge_id = ANY(%(edges)s::bigint[]) AND {p} <> ''
               AND (strpos({s}, {p}) > 0
                    OR (sn.message_id = s.message_id AND strpos({p}, {s}) > 0))
+            RETURNING s.text
             """,
             {"user": user_id, "edges": [int(e) for e in edge_ids]},
         )
-        return cursor.rowcount
+        deleted = [text for (text,) in cursor.fetchall()]
+    _remember(user_id, ForgottenText.SENTENCE, (fold_text(text) for text in deleted))
+    return len(deleted)
 
 
 def forget_names(*, user, names: Iterable[str]) -> int:
     """Delete every sentence of ``user`` naming one of ``names`` (a node's name and aliases)
-    as whole words, case-insensitively (``memory.core.passages.name_pattern``). Returns the
-    count."""
+    as whole words, case-insensitively (``memory.core.passages.name_pattern``); the names'
+    digests are kept (``ForgottenText``) so indexing never stores such a sentence again.
+    Returns the count."""
     user_id = user if isinstance(user, int) else user.pk
-    patterns = [p for p in (name_pattern(n, postgres=True) for n in names if n) if p]
+    names = [n for n in names if n]
+    patterns = [p for p in (name_pattern(n, postgres=True) for n in names) if p]
     if not patterns:
         return 0
+    _remember(user_id, ForgottenText.NAME, (name_form(n) for n in names))
     with connection.cursor() as cursor:
         cursor.execute(
             f"DELETE FROM {Sentence._meta.db_table}"

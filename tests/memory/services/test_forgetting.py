@@ -16,7 +16,7 @@ from rest_framework.test import APIClient
 
 from accounts.services import export_account
 from accounts.tokens import create_token
-from memory.models import Sentence
+from memory.models import ForgottenText, Sentence
 from memory.services import corrections
 from memory.services.read import recall
 from tests.memory.factories import T0
@@ -129,6 +129,23 @@ def test_a_reindex_after_forgetting_does_not_bring_the_sentence_back(alice):
 
     assert list(Sentence.objects.for_user(alice).values_list("text", flat=True)) == [
         "I adopted a beagle called Biscuit last week."]
+    # What is kept to make that so holds no text.
+    kept = list(ForgottenText.objects.for_user(alice).values_list("kind", "digest"))
+    assert {kind for kind, _ in kept} == {"sentence", "name"}
+    assert not any("Katie" in digest or "Priya" in digest for _, digest in kept)
+
+
+def test_bobs_forgetting_never_hides_alices_sentences(alice, bob):
+    _, _, edge, kate = manager_story(bob)
+    conversation, _, _, _ = manager_story(alice)
+    corrections.forget_edge(user=bob, edge=edge, now=T0)
+    corrections.forget_node(user=bob, node=kate, now=T0)
+
+    from memory.services import sentences
+
+    sentences.index_conversation(user=alice, conversation=conversation, now=T0)
+
+    assert Sentence.objects.for_user(alice).count() == 3
 
 
 def test_the_export_says_what_was_forgotten_and_when_without_the_text(alice):

@@ -66,6 +66,23 @@ def test_forgotten_names_match_whole_words_case_insensitively_and_snippets_eithe
     assert not Forgotten().matches("anything")
 
 
+def test_forgotten_digests_match_the_same_sentence_and_whole_word_names_only():
+    import hashlib
+
+    from memory.core.passages import fold_text, name_form
+
+    def digest(text):
+        return hashlib.sha256(text.encode()).hexdigest()
+
+    forgotten = Forgotten(sentence_digests=frozenset({digest(fold_text("I  failed my test."))}),
+                          name_digests=frozenset({digest(name_form("Big Al"))}), name_words=2,
+                          digest=digest)
+    assert forgotten.matches("i failed my TEST.")
+    assert not forgotten.matches("I failed my test again.")
+    assert forgotten.matches("Then BIG AL's van broke down.")
+    assert not forgotten.matches("Big Alice came.") and not forgotten.matches("Al came.")
+
+
 # --- indexing ---------------------------------------------------------------------------------
 
 
@@ -299,3 +316,25 @@ def test_the_migration_backfills_ended_conversations_honouring_what_was_forgotte
     assert texts(alice) == ["We adopted a cat."]
     assert sorted(texts(bob)) == ["Bob bought a red canoe.", "kept as is"]
     assert find(alice, "cat")[0].text == "We adopted a cat."  # vectors and tsvector set
+
+
+def test_a_job_that_fails_at_commit_leaves_no_sentences_and_its_retry_writes_them_once(
+        alice, settings, monkeypatch):
+    import memory.services.jobs as jobs
+
+    settings.ANTHROPIC_API_KEY = ""
+    conversation = _ended_with_turns(alice, [(Role.USER, "We moved the piano to the attic.")])
+    end = T0 + timedelta(minutes=5)
+    episode = schedule_extraction(user=alice, conversation=conversation, now=end, enqueue=False)
+
+    def boom(**kwargs):
+        raise RuntimeError("injected crash")
+
+    monkeypatch.setattr(jobs, "commit_batch", boom)
+    with pytest.raises(RuntimeError):
+        extract_episode(episode_id=episode.pk, now=end)
+    assert texts(alice) == []
+
+    monkeypatch.undo()
+    extract_episode(episode_id=episode.pk, now=end + timedelta(minutes=6))
+    assert texts(alice) == ["We moved the piano to the attic."]
