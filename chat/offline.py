@@ -157,11 +157,15 @@ def _date(iso: str) -> str:
 
 
 def _quotes(snippets: list[dict], me: set[str]) -> list[str]:
-    """The user's own words: graph snippets as "You told me …", sentences of earlier
-    conversations (node ``"<speaker>, <date>"``, no edge) as "On <date> you said …"."""
-    out: list[str] = []
+    """The user's own words: graph snippets as one "You told me “…”, “…” and “…”." sentence,
+    sentences of earlier conversations (node ``"<speaker>, <date>"``, no edge) as "On <date>
+    you said “…”."."""
+    told: list[str] = []
+    dated: list[str] = []
     seen: set[str] = set()
     for snippet in snippets:
+        if len(told) + len(dated) >= MAX_QUOTES:
+            break
         text = " ".join(str(snippet.get("text") or "").split())
         if not text or text.casefold() in seen:
             continue
@@ -172,12 +176,15 @@ def _quotes(snippets: list[dict], me: set[str]) -> list[str]:
         speaker, _, said_on = node.rpartition(", ")
         if snippet.get("edge") is None and speaker and said_on[:1].isdigit():
             who = "you" if speaker.casefold() in me | {"you"} else speaker
-            out.append(f"On {said_on} {who} said “{text}”")
+            dated.append(_end(f"On {said_on} {who} said “{text}”"))
         else:
-            out.append(f"You told me “{text}”")
-        if len(out) >= MAX_QUOTES:
-            break
-    return [q if q[-2:-1] in {".", "!", "?", "…"} else q + "." for q in out]
+            told.append(f"“{text}”")
+    out = [_end("You told me " + _join(told, "and"))] if told else []
+    return out + dated
+
+
+def _end(sentence: str) -> str:
+    return sentence if sentence[-2:-1] in {".", "!", "?", "…"} else sentence + "."
 
 
 def _names_in(message: str) -> list[str]:
@@ -193,10 +200,10 @@ def _names_in(message: str) -> list[str]:
     return found
 
 
-def _join(names: list[str]) -> str:
+def _join(names: list[str], conjunction: str = "or") -> str:
     if len(names) <= 1:
         return "".join(names)
-    return ", ".join(names[:-1]) + " or " + names[-1]
+    return ", ".join(names[:-1]) + f" {conjunction} " + names[-1]
 
 
 def _capitalise(text: str) -> str:
