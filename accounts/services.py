@@ -130,6 +130,7 @@ def export_account(*, user, now: datetime) -> dict:
         },
         "graph": export_graph(user=user),
         "conversations": conversations,
+        **_history(user),
         "forgotten": _forgotten_of(user),
     }
 
@@ -144,6 +145,35 @@ def _forgotten_of(user) -> list[dict]:
             .order_by("created_at", "id").values_list("action", "target_id", "created_at"))
     return [{"what": what[action], "id": target_id, "forgotten_at": at.isoformat()}
             for action, target_id, at in rows]
+
+
+def _history(user) -> dict:
+    """The records of the user's corrections and merge decisions, as stored: with the text
+    an undo needs while its window is open, ``[erased]`` after it and for anything
+    forgotten (forget records written before that rule included)."""
+    from memory.models import Correction, MergeDecision
+    from memory.services.corrections import FORGET_ACTIONS, erase_text
+
+    def iso(value):
+        return value.isoformat() if value else None
+
+    return {
+        "corrections": [
+            {"id": c.pk, "action": c.action, "target_type": c.target_type,
+             "target_id": c.target_id, "after": c.after,
+             "before": erase_text(c.before) if c.action in FORGET_ACTIONS else c.before,
+             "created_at": iso(c.created_at)}
+            for c in Correction.objects.for_user(user).order_by("created_at", "id")
+        ],
+        "merge_decisions": [
+            {"id": d.pk, "status": d.status, "kind": d.kind, "rule": d.rule,
+             "reason": d.reason, "score": d.score, "proposed": d.proposed,
+             "candidates": d.candidates, "kept": d.kept_id, "absorbed": d.absorbed,
+             "moved": d.moved, "log": d.log, "created_at": iso(d.created_at),
+             "decided_at": iso(d.decided_at)}
+            for d in MergeDecision.objects.for_user(user).order_by("created_at", "id")
+        ],
+    }
 
 
 def _jobs_of(user) -> tuple[list, list]:

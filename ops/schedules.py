@@ -23,6 +23,7 @@ SCHEDULES: list[Recurring] = [
     Recurring("worker heartbeat", "ops.tasks.heartbeat", 1),
     Recurring("daily decay", "memory.tasks.decay_all_users", 24 * 60),
     Recurring("close idle conversations", "chat.tasks.close_idle_conversations", 5),
+    Recurring("erase expired undo history", "ops.tasks.erase_expired_history", 24 * 60),
 ]
 
 

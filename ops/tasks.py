@@ -11,3 +11,10 @@ def heartbeat() -> None:
     WorkerHeartbeat.objects.update_or_create(
         name=settings.Q_CLUSTER["name"], defaults={"beat_at": timezone.now()}
     )
+
+
+def erase_expired_history() -> dict:
+    """Strip the text of corrections and merge decisions past the undo window (daily)."""
+    from memory.services.corrections import erase_expired_history as erase
+
+    return erase(now=timezone.now())

@@ -404,3 +404,15 @@ CHAT_MAX_MESSAGE_CHARS = env_int("CHAT_MAX_MESSAGE_CHARS", 8000)
 CHAT_MESSAGES_PER_MINUTE = env_int("CHAT_MESSAGES_PER_MINUTE", 20)
 CHAT_DAILY_TOKEN_BUDGET = env_int("CHAT_DAILY_TOKEN_BUDGET", 200000)
 WORKER_STALE_SECONDS = env_int("WORKER_STALE_SECONDS", 180)
+# How long corrections and merge decisions keep the words an undo needs; then a daily job
+# erases them in place (memory/services/corrections.py) and a merge can no longer be reverted.
+MEMORY_UNDO_WINDOW_DAYS = env_int("MEMORY_UNDO_WINDOW_DAYS", 30)
+# Import and edit caps (memory/services/graph_io.py, corrections.add_alias): a graph import
+# holds the user's write lock, and every alias is a key to embed.
+GRAPH_MAX_ALIASES_PER_NODE = env_int("GRAPH_MAX_ALIASES_PER_NODE", 100)
+GRAPH_MAX_PROPERTIES_BYTES = env_int("GRAPH_MAX_PROPERTIES_BYTES", 16 * 1024)
+GRAPH_IMPORT_MAX_NODES = env_int("GRAPH_IMPORT_MAX_NODES", 20_000)
+GRAPH_IMPORT_MAX_EDGES = env_int("GRAPH_IMPORT_MAX_EDGES", 100_000)
+GRAPH_IMPORT_MAX_ALIASES = env_int("GRAPH_IMPORT_MAX_ALIASES", 50_000)
+# New conversations per user per minute, on the website and through the API (chat/limits.py).
+CHAT_CONVERSATIONS_PER_MINUTE = env_int("CHAT_CONVERSATIONS_PER_MINUTE", 10)

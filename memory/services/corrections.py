@@ -12,6 +12,13 @@ the Write and merge paths. Every function:
 * records a ``Correction`` row with what changed (``before`` / ``after``), and returns the
   updated node (``None`` for a forget).
 
+Forgetting means it: the record of a forget keeps ids and labels, never the forgotten words
+(the sentence store keeps its own keyed digests of them), and older records naming the
+forgotten node (its corrections, the merge decisions that kept it) lose their text at once.
+Every other record keeps the text an undo needs for ``MEMORY_UNDO_WINDOW_DAYS`` (default
+30); then ``erase_expired_history`` (a daily job) replaces it with ``ERASED`` in place, and a
+merge can no longer be reverted.
+
 A correction that changes nothing (adding an alias the node already has, renaming to the
 same name, the same kind) is not recorded. Invalid input raises ``CorrectionError`` whose
 message is fit to show the user and whose ``field`` names the input at fault.
@@ -26,9 +33,11 @@ unless the same claim is live on another edge, which then supersedes it.
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import datetime, timedelta
+from typing import Any
 
-from django.db import connection, models
+from django.conf import settings
+from django.db import connection, models, transaction
 from django.db.models import Q
 
 from memory.core.merge_rules import normalise_name
@@ -36,9 +45,10 @@ from memory.models import (
     Correction,
     CorrectionAction,
     Edge,
+    MergeDecision,
+    MergeStatus,
     Node,
     NodeKind,
-    Snippet,
     get_owned_or_404,
 )
 from memory.services import keys, sentences
@@ -49,6 +59,7 @@ __all__ = [
     "CorrectionError",
     "add_alias",
     "change_kind",
+    "erase_expired_history",
     "forget_edge",
     "forget_node",
     "remove_alias",
@@ -56,6 +67,16 @@ __all__ = [
 ]
 
 MAX_NAME = 200  # Node.name and each alias
+ERASED = "[erased]"
+# Keys of Correction / MergeDecision JSON whose values are the user's words or names.
+TEXT_KEYS = frozenset((
+    "name", "aliases", "aliases_added", "properties", "properties_added", "text", "evidence",
+    "summary", "why", "hint", "source_name", "target_name", "snippet", "normalised_name",
+    "title", "lines", "neighbourhood", "conversation", "keys",
+))
+# What erase_expired_history leaves in MergeDecision.moved, so that revert_merge refuses.
+ERASED_MARK = "erased_at"
+FORGET_ACTIONS = (CorrectionAction.FORGET_NODE, CorrectionAction.FORGET_EDGE)
 
 
 class CorrectionError(ValueError):
@@ -157,6 +178,11 @@ def add_alias(*, user, node, alias: str, now: datetime) -> Node:
         normalised = normalise_name(alias)
         if normalised in {normalise_name(form) for form in [node.name, *node.aliases]}:
             return node
+        limit = max_aliases()
+        if len(node.aliases) >= limit:
+            # Each alias is a key to embed and match on every Read: bounded per node.
+            raise CorrectionError(f"A node has at most {limit} aliases; remove one first.",
+                                  field="add_alias")
         before = _node_state(node)
         node.aliases = [*node.aliases, alias]
         _save_node(user, node, ["aliases"], now)
@@ -318,10 +344,9 @@ def forget_edge(*, user, edge, now: datetime) -> None:
         edge = get_owned_or_404(Edge.objects.select_for_update(), user, pk=edge_id)
         names = dict(Node.objects.for_user(user).filter(pk__in=[edge.source_id, edge.target_id])
                      .values_list("id", "name"))
-        row = _edge_row(edge, names)
-        snippet = (Snippet.objects.for_user(user).filter(pk=edge.snippet_id)
-                   .values_list("text", flat=True).first())
-        row["snippet"] = snippet
+        # Which memory was forgotten (ids, relation), never its words.
+        row = erase_text({**_edge_row(edge, names),
+                          "snippet": ERASED if edge.snippet_id else None})
         repointed = _delete_edges(user, [edge])
         keys.sync_relation_keys(user_id=user.pk, relations=[])
         _record(user, CorrectionAction.FORGET_EDGE, "edge", edge_id, row,
@@ -346,11 +371,12 @@ def forget_node(*, user, node, now: datetime) -> None:
                      .filter(Q(source=node) | Q(target=node)).order_by("id"))
         ends = {e.source_id for e in edges} | {e.target_id for e in edges}
         names = dict(Node.objects.for_user(user).filter(pk__in=ends).values_list("id", "name"))
-        before = {
+        before = erase_text({
             **_node_state(node), "id": node.pk, "properties": node.properties,
             "confidence": node.confidence, "provisional": node.provisional,
             "edges": [_edge_row(e, names) for e in edges],
-        }
+        })
+        _erase_records_of_node(user, node.pk, now)
         repointed = _delete_edges(user, edges)
         # Nothing that names it, by name or alias, is recalled again.
         sentences.forget_names(user=user, names=[node.name, *node.aliases])
@@ -359,3 +385,111 @@ def forget_node(*, user, node, now: datetime) -> None:
         keys.sync_relation_keys(user_id=user.pk, relations=[])
         _record(user, CorrectionAction.FORGET_NODE, "node", node_id, before,
                 {"repointed": repointed}, now)
+
+
+# --- the undo window ---------------------------------------------------------------------------
+
+
+def max_aliases() -> int:
+    """Aliases one node may have (``GRAPH_MAX_ALIASES_PER_NODE``, default 100)."""
+    return int(getattr(settings, "GRAPH_MAX_ALIASES_PER_NODE", 100))
+
+
+def undo_window() -> timedelta:
+    """How long corrections and merge decisions keep the text an undo needs
+    (``MEMORY_UNDO_WINDOW_DAYS``, default 30 days)."""
+    return timedelta(days=int(getattr(settings, "MEMORY_UNDO_WINDOW_DAYS", 30)))
+
+
+def _blank(value: Any) -> Any:
+    if isinstance(value, str):
+        return ERASED
+    if isinstance(value, list):
+        return [_blank(item) for item in value]
+    if isinstance(value, dict):
+        return {}  # properties: their keys are the user's words too
+    return value  # ids, numbers, booleans, null
+
+
+def erase_text(value: Any, *, keep: frozenset[str] = frozenset()) -> Any:
+    """``value`` (decoded JSON) with every value under a ``TEXT_KEYS`` key replaced by
+    ``ERASED`` (lists keep their length, objects become empty); ids, labels, numbers and
+    dates are kept, and so are the top-level keys in ``keep``. Idempotent."""
+    if isinstance(value, dict):
+        return {key: item if key in keep else _blank(item) if key in TEXT_KEYS
+                else erase_text(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [erase_text(item) for item in value]
+    return value
+
+
+def _erase_decision(decision: MergeDecision, now: datetime) -> None:
+    decision.reason = ERASED if decision.reason else ""
+    decision.proposed = erase_text(decision.proposed)
+    decision.candidates = erase_text(decision.candidates)
+    decision.absorbed = erase_text(decision.absorbed)
+    decision.moved = {**erase_text(decision.moved), ERASED_MARK: now.isoformat()}
+    decision.log = erase_text(decision.log)
+
+
+_DECISION_TEXT = ["reason", "proposed", "candidates", "absorbed", "moved", "log"]
+
+
+def _erase_records_of_node(user, node_id: int, now: datetime) -> None:
+    """When a node is forgotten: its earlier corrections and the merge decisions that kept
+    it (they cannot be reverted without it) lose their text now; a decision still held for
+    review keeps its proposal but forgets this node among its candidates."""
+    corrections = list(Correction.objects.for_user(user).filter(target_type="node",
+                                                               target_id=node_id))
+    for correction in corrections:
+        correction.before, correction.after = (erase_text(correction.before),
+                                               erase_text(correction.after))
+    Correction.objects.bulk_update(corrections, ["before", "after"])
+    decisions = list(MergeDecision.objects.for_user(user).filter(kept_id=node_id))
+    for decision in decisions:
+        _erase_decision(decision, now)
+    listed = [d for d in MergeDecision.objects.for_user(user)
+              .filter(candidates__contains=[{"id": node_id}]).exclude(kept_id=node_id)]
+    for decision in listed:
+        decision.candidates = [erase_text(c) if isinstance(c, dict) and c.get("id") == node_id
+                               else c for c in decision.candidates]
+    MergeDecision.objects.bulk_update(decisions + listed, _DECISION_TEXT)
+
+
+def erase_expired_history(*, now: datetime, user=None, batch: int = 500) -> dict[str, int]:
+    """Replace the text of records older than the undo window with ``ERASED``, in place:
+    corrections (``created_at``) and merge decisions that are no longer
+    open (held ones wait for a moderator) by ``decided_at`` or else ``created_at``.
+    Afterwards such a merge cannot be reverted (``moved`` carries ``ERASED_MARK``). All
+    users, or only ``user``; idempotent (already erased rows are skipped); ``batch`` rows
+    per transaction. Returns counts."""
+    cutoff = now - undo_window()
+    corrections = (Correction.objects.filter(created_at__lt=cutoff)
+                   .exclude(before__has_key="erased"))
+    decisions = (MergeDecision.objects.exclude(status=MergeStatus.HELD)
+                 .filter(models.Q(decided_at__lt=cutoff)
+                         | models.Q(decided_at__isnull=True, created_at__lt=cutoff))
+                 .exclude(moved__has_key=ERASED_MARK))
+    if user is not None:
+        corrections, decisions = corrections.for_user(user), decisions.for_user(user)
+    counts = {"corrections": 0, "merge_decisions": 0}
+    while True:
+        with transaction.atomic():
+            rows = list(corrections.select_for_update(skip_locked=True).order_by("id")[:batch])
+            for row in rows:
+                row.before = {**erase_text(row.before), "erased": True}
+                row.after = erase_text(row.after)
+            Correction.objects.bulk_update(rows, ["before", "after"])
+        counts["corrections"] += len(rows)
+        if len(rows) < batch:
+            break
+    while True:
+        with transaction.atomic():
+            rows = list(decisions.select_for_update(skip_locked=True).order_by("id")[:batch])
+            for row in rows:
+                _erase_decision(row, now)
+            MergeDecision.objects.bulk_update(rows, _DECISION_TEXT)
+        counts["merge_decisions"] += len(rows)
+        if len(rows) < batch:
+            break
+    return counts

@@ -804,6 +804,9 @@ def revert_merge(*, user, decision, by=None, now: datetime) -> MergeDecision:
 def _revert_locked(user, decision: MergeDecision, *, by, now: datetime) -> None:
     if decision.status not in (MergeStatus.MERGED, MergeStatus.FLAGGED):
         raise ValueError(f"only merged decisions can be reverted (this one is {decision.status})")
+    if "erased_at" in decision.moved:  # memory.services.corrections.erase_expired_history
+        raise ValueError("this merge can no longer be undone: its undo window has closed (or "
+                         "a node it kept was forgotten) and what it recorded was erased")
     linked = decision.moved.get("merge_decision")
     if linked is not None:
         inner = _locked_decision(user, linked)

@@ -105,9 +105,10 @@ def test_forgetting_a_node_records_what_was_forgotten(alice, graph):
     correction = Correction.objects.for_user(alice).get()
     assert (correction.action, correction.target_type, correction.target_id) == (
         "forget_node", "node", graph.paris.pk)
-    assert correction.before["name"] == "Paris"
+    assert correction.before["name"] == "[erased]"  # issue 18: no forgotten words kept
+    # Nor the other ends' names.
     assert [(e["source_name"], e["relation"]) for e in correction.before["edges"]] == [
-        ("Trevor", "LIVES_IN")]
+        ("[erased]", "LIVES_IN")]
     assert correction.after["repointed"] == [{"edge": graph.lived_in.pk, "superseded_by": None}]
     assert Edge.objects.get(pk=graph.lived_in.pk).superseded_by_id is None
     assert not MemoryKey.objects.for_user(alice).filter(node_id=graph.paris.pk).exists()

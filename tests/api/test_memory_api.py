@@ -214,7 +214,8 @@ def test_forgetting_a_node_forgets_every_memory_touching_it(alice_api, alice, gr
     assert not MemoryKey.objects.for_user(alice).filter(relation="HAS_BOSS").exists()
     assert MemoryKey.objects.for_user(alice).filter(relation="WORKS_AT").exists()
     correction = Correction.objects.for_user(alice).get()
-    assert correction.action == "forget_node" and correction.before["name"] == "Joshua"
+    # Issue 18: the record says a node was forgotten, not its name.
+    assert correction.action == "forget_node" and correction.before["name"] == "[erased]"
     assert [e["relation"] for e in correction.before["edges"]] == ["HAS_BOSS"]
     assert alice_api.get(f"{API}/nodes/{graph.boss.pk}/").status_code == 404
 
@@ -315,7 +316,8 @@ def test_edge_detail_and_forgetting_an_edge_revives_the_one_it_replaced(alice_ap
     revived = alice_api.get(f"{API}/edges/{graph.lived_in.pk}/").json()
     assert revived["superseded"] is False
     correction = Correction.objects.for_user(alice).get()
-    assert correction.action == "forget_edge" and correction.before["target_name"] == "Paris"
+    assert correction.action == "forget_edge" and correction.before["relation"] == "LIVES_IN"
+    assert correction.before["target_name"] == "[erased]"  # issue 18: no names kept
     assert correction.after["repointed"] == [{"edge": graph.lived_in.pk, "superseded_by": None}]
     assert MemoryKey.objects.for_user(alice).filter(relation="LIVES_IN").exists()
 
