@@ -9,6 +9,7 @@ from django.utils import timezone
 from django.views.decorators.http import require_GET, require_POST
 
 from chat import services
+from chat.limits import TooManyConversations, check_new_conversation
 from chat.models import Conversation
 from memory.models import get_owned_or_404
 
@@ -27,6 +28,11 @@ def chat_home(request):
 @require_POST
 def new_conversation(request):
     incognito = request.POST.get("incognito")
+    try:
+        check_new_conversation(user=request.user, now=timezone.now())
+    except TooManyConversations as exc:
+        flash.error(request, str(exc))
+        return redirect("chat:home")
     conversation = services.start_conversation(
         user=request.user, now=timezone.now(),
         incognito=None if incognito is None else incognito in {"1", "on", "true"},

@@ -16,12 +16,13 @@ from asgiref.sync import async_to_sync
 from django.http import Http404, StreamingHttpResponse
 from django.utils import timezone
 from drf_spectacular.utils import OpenApiResponse, extend_schema
-from rest_framework import status
+from rest_framework import exceptions, status
 from rest_framework.generics import GenericAPIView, ListCreateAPIView
 from rest_framework.response import Response
 
 from chat import services
 from chat.api import serializers as s
+from chat.limits import TooManyConversations, check_new_conversation
 from chat.models import Conversation, Message
 from memory.api.serializers import ReadRecordSerializer
 from pegasus_site.api import ApiError, ApiMixin, ErrorSerializer, MessageCursorPagination
@@ -63,9 +64,14 @@ class ConversationListView(ApiMixin, ListCreateAPIView):
     @extend_schema(tags=TAGS, request=s.ConversationCreateSerializer,
                    responses={201: s.ConversationSerializer})
     def post(self, request):
-        """Start a conversation."""
+        """Start a conversation (at most `CHAT_CONVERSATIONS_PER_MINUTE`, default 10, a
+        minute: then a 429 `throttled` with `Retry-After`)."""
         body = s.ConversationCreateSerializer(data=request.data)
         body.is_valid(raise_exception=True)
+        try:
+            check_new_conversation(user=request.user, now=timezone.now())
+        except TooManyConversations as exc:
+            raise exceptions.Throttled(wait=exc.retry_after, detail=str(exc)) from None
         conversation = services.start_conversation(
             user=request.user, now=timezone.now(), title=body.validated_data.get("title", ""),
             incognito=body.validated_data.get("incognito"),

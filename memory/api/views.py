@@ -28,12 +28,20 @@ from memory.services.decay import dormancy_sql
 from memory.services.graph_io import (
     GraphConflictError,
     GraphFormatError,
+    GraphTooLargeError,
     export_graph,
     import_graph,
 )
 from memory.services.merge import merge_nodes, revert_merge
 from memory.services.read import recall
-from pegasus_site.api import ApiMixin, ApiView, Conflict, ErrorSerializer, ImportJSONParser
+from pegasus_site.api import (
+    ApiError,
+    ApiMixin,
+    ApiView,
+    Conflict,
+    ErrorSerializer,
+    ImportJSONParser,
+)
 
 TAGS = ["memory"]
 _ALIAS_SEPARATOR = "\x1f"  # joins aliases for substring search; never part of a name
@@ -94,6 +102,7 @@ def edge_payload(edge: Edge, user, now: datetime) -> dict:
         "dormant": dormant,
         "superseded": edge.superseded_by_id is not None,
         "expires_at": edge.expires_at,
+        "occurred": edge.occurred,
         "snippet": ({"text": snippet.text, "evidence": snippet.evidence}
                     if snippet is not None and snippet.user_id == user.pk else None),
     }
@@ -456,6 +465,8 @@ class ImportView(ApiView):
             summary = import_graph(user=request.user, data=request.data, now=timezone.now())
         except GraphConflictError as exc:
             raise Conflict(str(exc)) from None
+        except GraphTooLargeError as exc:
+            raise ApiError(status_code=413, code="payload_too_large", detail=str(exc)) from None
         except GraphFormatError as exc:
             raise ValidationError(str(exc)) from None
         return Response(s.ImportSummarySerializer(summary.to_dict()).data,
