@@ -78,6 +78,9 @@ class EdgeSerializer(serializers.Serializer):
         **RO, help_text="Flagged dormant, below strength 2.0, or expired.")
     superseded = serializers.BooleanField(**RO, help_text="Replaced by a newer memory.")
     expires_at = serializers.DateTimeField(allow_null=True, **RO)
+    occurred = serializers.CharField(
+        **RO, help_text="When it happened, from what you said: YYYY-MM-DD, YYYY-MM, YYYY or "
+                        "a day range YYYY-MM-DD/YYYY-MM-DD; empty when unknown.")
     snippet = SnippetSerializer(allow_null=True, **RO)
 
 

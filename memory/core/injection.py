@@ -89,14 +89,18 @@ class LineEdge:
     relation: str
     strength: float
     snippet: str | None
+    occurred: str = ""  # when it happened, if known (SPEC §5.5)
 
 
 def memory_lines(
     fired_ids: Collection[int],
     edges: Iterable[LineEdge],
     names: Mapping[int, str],
+    *,
+    dated: bool = False,
 ) -> list[tuple[int, str]]:
-    """The ``[MEMORY]`` lines (SPEC §5.3, first bullet).
+    """The ``[MEMORY]`` lines (SPEC §5.3, first bullet; ``dated``: §5.7, a known ``occurred``
+    follows the line in parentheses, ``Caroline -[WENT_TO]-> pride parade (2023-07-14)``).
 
     Inputs: the fired node ids, live edges (only live ones: superseded and dormant
     edges are never injected, and filtering them is the caller's job) and node id →
@@ -113,7 +117,8 @@ def memory_lines(
             by_id.setdefault(edge.id, edge)
     ordered = sorted(by_id.values(), key=lambda e: (-e.strength, e.id))
     return [
-        (e.id, f"{_arrowless(names[e.source])} -[{e.relation}]-> {_arrowless(names[e.target])}")
+        (e.id, f"{_arrowless(names[e.source])} -[{e.relation}]-> {_arrowless(names[e.target])}"
+               + (f" ({e.occurred})" if dated and e.occurred else ""))
         for e in ordered
     ]
 

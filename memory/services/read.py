@@ -541,10 +541,11 @@ def _injection(cursor, user_id: int, snapshot: GraphSnapshot, strength: np.ndarr
         labels = [snapshot.relations[code] for code in snapshot.relation[at].tolist()]
         snippet_ids = snapshot.snippet[at].tolist()
         return [LineEdge(edge_id, source, target, label, float(value),
-                         None if texts is None else texts.get(snippet_id))
-                for edge_id, source, target, label, value, snippet_id in zip(
+                         None if texts is None else texts.get(snippet_id),
+                         snapshot.occurred[index])
+                for edge_id, source, target, label, value, snippet_id, index in zip(
                     ids, sources, targets, labels, strength[at].tolist(), snippet_ids,
-                    strict=True)]
+                    at.tolist(), strict=True)]
 
     lines_only = rows(np.flatnonzero(live & is_fired[snapshot.source]
                                      & is_fired[snapshot.target]), None)
@@ -754,7 +755,8 @@ def recall(*, user, message: str, now: datetime, conversation=None,
         fired = [act for act in fired if act.node_id in names]
         fired_ids = [act.node_id for act in fired]
         display = {node_id: name for node_id, (name, _) in names.items()}
-        lines = [line for _, line in memory_lines(fired_ids, line_edges, display)]
+        lines = [line for _, line in memory_lines(fired_ids, line_edges, display,
+                                                  dated=options.strategy != "spec")]
         snippets = context_snippets(fired, line_edges, display,
                                     threshold=options.context_threshold,
                                     per_node=options.snippets_per_node)

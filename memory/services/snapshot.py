@@ -57,6 +57,7 @@ class GraphSnapshot:
     touched_us: np.ndarray  # last_touched_at, epoch microseconds
     expires_us: np.ndarray  # expires_at of temporary edges, else _NEVER
     snippet: np.ndarray  # id of the edge's snippet when its text is not blank, else 0
+    occurred: tuple[str, ...]  # per edge: when it happened ("" when unknown)
     pair_node: np.ndarray  # node index per node–episode membership
     pair_episode: np.ndarray  # dense episode index per membership
     keys: dict[int, tuple[int | None, str | None, str]]  # key id → (node id, relation, text)
@@ -110,24 +111,24 @@ _SNAPSHOT_SQL = """
     WITH v AS (SELECT (SELECT version FROM {versions} WHERE user_id = %(user)s) AS version),
     stale AS (SELECT 1 FROM v WHERE v.version IS NULL OR v.version IS DISTINCT FROM %(cached)s)
     SELECT 0, v.version, NULL::bigint, NULL::bigint, NULL::text, NULL::text, NULL::float8,
-           NULL::bigint, NULL::bigint, NULL::bigint
+           NULL::bigint, NULL::bigint, NULL::bigint, NULL::text
     FROM v
     UNION ALL
     SELECT 1, e.id, e.source_id, e.target_id, e.relation, e.stability, e.strength_at_touch,
            (extract(epoch FROM e.last_touched_at) * 1000000)::bigint,
            (extract(epoch FROM e.expires_at) * 1000000)::bigint,
-           CASE WHEN btrim(s.text) <> '' THEN s.id END
+           CASE WHEN btrim(s.text) <> '' THEN s.id END, e.occurred
     FROM {edges} e LEFT JOIN {snippets} s ON s.id = e.snippet_id AND s.user_id = e.user_id
     WHERE EXISTS (SELECT 1 FROM stale) AND e.user_id = %(user)s
       AND e.superseded_by_id IS NULL AND NOT e.dormant
     UNION ALL
-    SELECT 2, n.id, NULL, NULL, n.name, n.kind, NULL, NULL, NULL, NULL
+    SELECT 2, n.id, NULL, NULL, n.name, n.kind, NULL, NULL, NULL, NULL, NULL
     FROM {nodes} n WHERE EXISTS (SELECT 1 FROM stale) AND n.user_id = %(user)s
     UNION ALL
-    SELECT 3, m.node_id, m.episode_id, NULL, NULL, NULL, NULL, NULL, NULL, NULL
+    SELECT 3, m.node_id, m.episode_id, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL
     FROM {members} m WHERE EXISTS (SELECT 1 FROM stale) AND m.user_id = %(user)s
     UNION ALL
-    SELECT 4, k.id, k.node_id, NULL, k.text, k.relation, NULL, NULL, NULL, NULL
+    SELECT 4, k.id, k.node_id, NULL, k.text, k.relation, NULL, NULL, NULL, NULL, NULL
     FROM {keys} k WHERE EXISTS (SELECT 1 FROM stale) AND k.user_id = %(user)s
 """
 
@@ -209,6 +210,7 @@ def _build(version: int | None, rows: list[tuple]) -> GraphSnapshot:
         touched_us=np.fromiter((r[7] for r in edges), dtype=np.int64, count=n),
         expires_us=expires,
         snippet=np.fromiter((r[9] or 0 for r in edges), dtype=np.int64, count=n),
+        occurred=tuple(r[10] or "" for r in edges),
         pair_node=np.searchsorted(node_ids, np.fromiter((m[0] for m in members),
                                                         dtype=np.int64, count=len(members))),
         pair_episode=pair_episode.astype(np.int64),
