@@ -119,6 +119,26 @@
     return d.toLocaleDateString(undefined, { year: "numeric", month: "short", day: "numeric" });
   }
 
+  // An edge's "occurred" (SPEC §5.5): a day, a month, a year or a day range, shown as dates.
+  function fmtOccurred(text) {
+    const value = String(text || "");
+    const day = function (iso) {
+      const d = new Date(iso + "T12:00:00Z");
+      return Number.isNaN(d.getTime()) ? iso
+        : d.toLocaleDateString(undefined, { year: "numeric", month: "short", day: "numeric", timeZone: "UTC" });
+    };
+    if (value.indexOf("/") > 0) {
+      const parts = value.split("/");
+      return day(parts[0]) + " – " + day(parts[1]);
+    }
+    if (/^\d{4}-\d{2}-\d{2}$/.test(value)) return day(value);
+    if (/^\d{4}-\d{2}$/.test(value)) {
+      const d = new Date(value + "-15T12:00:00Z");
+      return d.toLocaleDateString(undefined, { year: "numeric", month: "long", timeZone: "UTC" });
+    }
+    return value;
+  }
+
   function plural(n, one, many) { return n + " " + (n === 1 ? one : many); }
 
   function fold(text) {
@@ -974,6 +994,7 @@
     if (e.dormant) meta.appendChild(el("span", "badge warn", "dormant"));
     if (e.superseded) meta.appendChild(el("span", "badge err", "superseded"));
     if (e.expires_at) meta.appendChild(el("span", "badge", "until " + fmtDate(e.expires_at)));
+    if (e.occurred) meta.appendChild(el("span", "badge occurred", "when " + fmtOccurred(e.occurred)));
     li.appendChild(meta);
 
     if (e.snippet && e.snippet.text) {
