@@ -49,6 +49,7 @@ from memory.models import (
 )
 from memory.services import jobs as job_service
 from memory.services import merge as merge_service
+from ops.audit import AuditedAdminMixin
 
 logger = logging.getLogger(__name__)
 
@@ -58,8 +59,9 @@ MAX_SKIP_REASONS = 10
 # --- shared pieces ----------------------------------------------------------------------------
 
 
-class ReadOnlyAdmin(admin.ModelAdmin):
-    """Browse and search only: edits to memory and chat rows go through services."""
+class ReadOnlyAdmin(AuditedAdminMixin, admin.ModelAdmin):
+    """Browse and search only: edits to memory and chat rows go through services. Every
+    page of a user's rows is logged (``ops.audit``: who looked at whose content, when)."""
 
     def has_add_permission(self, request, obj=None):
         return False

@@ -165,8 +165,9 @@ def neighbourhoods(
 
 
 def excerpt(decision: MergeDecision) -> dict[str, Any]:
-    """The source conversation of a decision: its user turns (first ``EXCERPT_MESSAGES``,
-    each cut at ``EXCERPT_CHARS``), marking those that mention the proposed entity.
+    """The cited turns of a decision's source conversation: its user turns that mention the
+    proposed entity (first ``EXCERPT_MESSAGES``, each cut at ``EXCERPT_CHARS``) — what a
+    review needs, not the transcript; nothing from an incognito conversation.
     Two queries; ``{"conversation": None}`` when the decision has no conversation (a manual
     merge, an imported episode, a deleted conversation)."""
     from chat.models import Message, Role
@@ -175,7 +176,7 @@ def excerpt(decision: MergeDecision) -> dict[str, Any]:
         return {"conversation": None, "messages": [], "more": False}
     row = (
         Episode.objects.for_user(decision.user_id)
-        .filter(pk=decision.episode_id)
+        .filter(pk=decision.episode_id, conversation__incognito=False)
         .values("conversation_id", "conversation__title")
         .first()
     )
@@ -186,12 +187,15 @@ def excerpt(decision: MergeDecision) -> dict[str, Any]:
         for f in [decision.proposed.get("name") or "", *(decision.proposed.get("aliases") or [])]
         if f
     ]
+    mentions = Q()
+    for form in forms:
+        mentions |= Q(text__icontains=form)
     rows = list(
         Message.objects.for_user(decision.user_id)
-        .filter(conversation_id=row["conversation_id"], role=Role.USER)
+        .filter(mentions, conversation_id=row["conversation_id"], role=Role.USER)
         .order_by("created_at", "id")
         .values("id", "text", "created_at")[: EXCERPT_MESSAGES + 1]
-    )
+    ) if forms else []
     messages = []
     for message in rows[:EXCERPT_MESSAGES]:
         text = message["text"]

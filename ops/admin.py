@@ -1,11 +1,12 @@
-"""The worker heartbeat in the moderator's console: is a django-q2 cluster alive?"""
+"""The worker heartbeat (is a django-q2 cluster alive?) and the audit log of moderators' views
+of user content, in the moderator's console."""
 
 from django.conf import settings
 from django.contrib import admin
 from django.utils import timezone
 
 from memory.admin import ReadOnlyAdmin
-from ops.models import WorkerHeartbeat
+from ops.models import ModeratorView, WorkerHeartbeat
 
 
 @admin.register(WorkerHeartbeat)
@@ -22,3 +23,15 @@ class WorkerHeartbeatAdmin(ReadOnlyAdmin):
     def alive(self, obj):
         """As /healthz judges it: a beat within WORKER_STALE_SECONDS."""
         return (timezone.now() - obj.beat_at).total_seconds() <= settings.WORKER_STALE_SECONDS
+
+
+@admin.register(ModeratorView)
+class ModeratorViewAdmin(ReadOnlyAdmin):
+    """The audit log: every admin page of a user's content a moderator opened."""
+
+    list_display = ("viewed_at", "moderator", "subject", "model", "object_id", "path")
+    list_filter = ("model", ("viewed_at", admin.DateFieldListFilter))
+    search_fields = ("moderator__username", "subject__username", "model", "object_id")
+    list_select_related = ("moderator", "subject")
+    fields = ("viewed_at", "moderator", "subject", "model", "object_id", "path")
+    readonly_fields = fields

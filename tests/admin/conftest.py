@@ -266,7 +266,7 @@ def every_model(alice, mod):
     from django_q.tasks import async_task
     from knox.models import AuthToken
 
-    from ops.models import WorkerHeartbeat
+    from ops.models import ModeratorView, WorkerHeartbeat
 
     people = populate(alice, mod)
     now = timezone.now()
@@ -290,4 +290,7 @@ def every_model(alice, mod):
     AuthToken.objects.create(user=alice)
     EmailAddress.objects.create(user=alice, email="alice@example.com", verified=True, primary=True)
     WorkerHeartbeat.objects.create(name="pegasus", beat_at=now)
+    ModeratorView.objects.create(moderator=mod, subject=alice, model="chat.message",
+                                 object_id="1", path="/admin/chat/message/1/change/",
+                                 viewed_at=now)
     return people
