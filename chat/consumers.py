@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 
 from asgiref.sync import sync_to_async
+from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.http import Http404
 from django.utils import timezone
@@ -105,8 +106,8 @@ class ChatConsumer(AsyncWebsocketConsumer):
             return
         # Signed out, deactivated or the password changed since the socket opened (a close
         # event may not have reached it yet): nothing more happens on it.
-        if not await sync_to_async(still_signed_in)(user_id=self.user.pk,
-                                                    session_key=self.session_key):
+        if not await database_sync_to_async(still_signed_in)(user_id=self.user.pk,
+                                                             session_key=self.session_key):
             await self.close(code=4401)
             return
         if event["type"] == "message":
