@@ -57,7 +57,8 @@ class ErrorBodySerializer(serializers.Serializer):
     code = serializers.CharField(
         help_text="Stable machine-readable code: not_found, validation_error, "
                   "not_authenticated, permission_denied, method_not_allowed, throttled, "
-                  "conflict, payload_too_large, server_error, … (a chat turn adds its own: "
+                  "conflict, payload_too_large, invalid_cursor, server_error, … (a chat "
+                  "turn adds its own: "
                   "empty, too_long, rate_limited, conversation_ended, llm_unavailable, …).",
     )
     detail = serializers.CharField(help_text="A sentence fit to show a person.")
