@@ -44,16 +44,20 @@ import numpy as np
 __all__ = [
     "CATEGORIES",
     "DenseRanker",
+    "HybridRanker",
     "LexicalRanker",
     "LocomoFormatError",
     "Question",
     "Sample",
     "Session",
     "Turn",
+    "baseline_rankers",
     "cold_read_caches",
     "count_tokens",
     "covered_turns",
     "evidence_recall",
+    "graph_report",
+    "graph_stats",
     "load_file",
     "load_samples",
     "match_k",
@@ -61,7 +65,9 @@ __all__ = [
     "parse_session_date",
     "percentile",
     "render_turns",
+    "sentence_units",
     "turn_tokens",
+    "turn_units",
 ]
 
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
@@ -303,35 +309,55 @@ def match_k(token_counts: Sequence[Sequence[float]], target: float) -> int:
 # --- baselines ----------------------------------------------------------------------------------
 
 
+def turn_units(turns: Sequence[Turn]) -> list[tuple[str, str]]:
+    """A turn baseline's units: ``(dia_id, "Speaker: text")`` per turn."""
+    return [(turn.dia_id, f"{turn.speaker}: {turn.text}") for turn in turns]
+
+
+def sentence_units(sample: Sample) -> list[tuple[str, str]]:
+    """A sentence baseline's units: every sentence of every turn, rendered as Pegasus renders
+    a recalled sentence (``- Speaker, 8 May 2023: "…"``, ``memory.core.passages``)."""
+    from memory.core.passages import Passage, passage_line, split_sentences
+
+    units = []
+    for session in sample.sessions:
+        said_on = f"{session.date.day} {session.date:%B %Y}"
+        for turn in session.turns:
+            for sentence in split_sentences(turn.text):
+                units.append((turn.dia_id, passage_line(Passage(0, turn.speaker, said_on,
+                                                                sentence))))
+    return units
+
+
 class LexicalRanker:
-    """BM25 (``memory.bench.bm25``) over the sample's turns, each indexed as ``Speaker: text``."""
+    """BM25 (``memory.bench.bm25``) over units (``turn_units`` or ``sentence_units``)."""
 
-    name = "bm25"
-
-    def __init__(self, turns: Sequence[Turn]):
+    def __init__(self, units: Sequence[tuple[str, str]], name: str = "bm25"):
         from memory.bench.bm25 import BM25, tokens
 
+        self.name = name
+        self.units = list(units)
         self._tokens = tokens
-        self.index = BM25([tokens(f"{turn.speaker}: {turn.text}") for turn in turns])
+        self.index = BM25([tokens(text) for _, text in self.units])
 
     def rank(self, question: str) -> list[int]:
         return self.index.top(self._tokens(question), self.index.n)
 
 
 class DenseRanker:
-    """Cosine similarity of the question and each ``Speaker: text`` turn, both embedded by the
-    Read's own sentence model. The question is encoded afresh on every call (not through
+    """Cosine similarity of the question and each unit, both embedded by the Read's own
+    sentence model. The question is encoded afresh on every call (not through
     ``memory.embedding``'s text cache, which the Read of the same question may have filled), so
     the timing includes the encoding."""
 
-    name = "dense"
-
-    def __init__(self, turns: Sequence[Turn]):
+    def __init__(self, units: Sequence[tuple[str, str]], name: str = "dense"):
         from memory import embedding
 
+        self.name = name
+        self.units = list(units)
         self._encoder = embedding.get_encoder()
-        self.matrix = embedding.embed([f"{turn.speaker}: {turn.text}" for turn in turns]) \
-            if turns else np.zeros((0, 1), dtype=np.float32)
+        self.matrix = embedding.embed([text for _, text in self.units]) \
+            if self.units else np.zeros((0, 1), dtype=np.float32)
 
     def rank(self, question: str) -> list[int]:
         if not len(self.matrix):
@@ -339,6 +365,38 @@ class DenseRanker:
         query = np.asarray(self._encoder.encode([question])[0], dtype=np.float32)
         scores = self.matrix @ (query / max(float(np.linalg.norm(query)), 1e-12))
         return [int(i) for i in np.argsort(-scores, kind="stable")]
+
+
+class HybridRanker:
+    """BM25 and dense over the same units, fused by reciprocal rank (k = 60)."""
+
+    def __init__(self, lexical: LexicalRanker, dense: DenseRanker, name: str = "hybrid"):
+        self.name = name
+        self.units = lexical.units
+        self.lexical, self.dense = lexical, dense
+
+    def rank(self, question: str) -> list[int]:
+        score: dict[int, float] = {}
+        for ranking in (self.lexical.rank(question), self.dense.rank(question)):
+            for position, unit in enumerate(ranking, start=1):
+                score[unit] = score.get(unit, 0.0) + 1.0 / (60 + position)
+        return sorted(score, key=lambda unit: (-score[unit], unit))
+
+
+PACKED = ("bm25-sentences", "hybrid-sentences")
+"""Sentence baselines: packed per question to the tokens of that question's Read."""
+
+
+def baseline_rankers(sample: Sample) -> list:
+    """The baselines of one sample: over turns BM25, dense and their hybrid (cut at k), and
+    over single sentences BM25 and the hybrid (packed to the Read's tokens)."""
+    turns = turn_units(sample.turns)
+    lexical, dense = LexicalRanker(turns), DenseRanker(turns)
+    sentences = sentence_units(sample)
+    s_lexical = LexicalRanker(sentences, "bm25-sentences")
+    s_dense = DenseRanker(sentences, "dense-sentences")
+    return [lexical, dense, HybridRanker(lexical, dense),
+            s_lexical, HybridRanker(s_lexical, s_dense, "hybrid-sentences")]
 
 
 # --- replay and reads (Django) ------------------------------------------------------------------
@@ -357,6 +415,7 @@ class Asked:
     rankings: dict[str, list[str]] = field(default_factory=dict)  # system → dia_ids, best first
     ranking_ms: dict[str, float] = field(default_factory=dict)
     full_tokens: float = 0.0
+    packed: dict[str, tuple[set[str], float]] = field(default_factory=dict)  # covered, tokens
 
 
 def create_user(index: int):
@@ -461,8 +520,88 @@ def ask(sample: Sample, question: Question, *, user, now: datetime, options, sou
         started = time.perf_counter()
         order = ranker.rank(question.question)
         asked.ranking_ms[ranker.name] = (time.perf_counter() - started) * 1000.0
-        asked.rankings[ranker.name] = [turns[i].dia_id for i in order]
+        if ranker.name in PACKED:
+            covered, spent = set(), 0.0
+            for i in order:
+                cost = count_tokens(ranker.units[i][1])
+                if spent + cost <= asked.pegasus_tokens:
+                    covered.add(ranker.units[i][0])
+                    spent += cost
+            asked.packed[ranker.name] = (covered, spent)
+        else:
+            asked.rankings[ranker.name] = [ranker.units[i][0] for i in order]
     return asked
+
+
+# --- the graph a replay built -------------------------------------------------------------------
+
+
+@dataclass
+class GraphStats:
+    """What one replayed sample's extraction filed (``graph_stats``)."""
+
+    turns: int
+    nodes: int
+    edges: int
+    evidence: set[str]  # dia_ids of the scored questions' evidence turns
+    cited: set[str]  # dia_ids of turns some snippet of the graph was cut from
+    persons: list[str]
+    suspect_persons: list[str]
+    timed: set[str]  # evidence turns that name a time ("yesterday", "in May", "2 years ago")
+    dated: set[str]  # … of which a snippet carries the resolved ``occurred``
+
+
+def graph_stats(sample: Sample, *, user) -> GraphStats:
+    """Measure ``user``'s graph after replaying ``sample``: every node and edge (live or
+    not), the turns its snippets cite, its PERSON nodes and those whose name is a common
+    English word (``memory.extraction.offline.lexicon.common_word``), and how many evidence
+    turns that name a time carry that time as a snippet's ``occurred``."""
+    from memory.core.dates import resolve_occurred
+    from memory.extraction.offline.lexicon import common_word
+    from memory.models import Edge, Node, Snippet
+
+    evidence = {dia for q in sample.questions if q.scored for dia in q.evidence}
+    cited: set[str] = set()
+    dated: set[str] = set()
+    for dia, occurred in (Snippet.objects.for_user(user).exclude(message__isnull=True)
+                          .values_list("message__external_id", "occurred")):
+        cited.add(dia)
+        if occurred:
+            dated.add(dia)
+    persons = sorted(Node.objects.for_user(user).filter(kind="PERSON")
+                     .values_list("name", flat=True))
+    dates = {turn.dia_id: session.date.date() for session in sample.sessions
+             for turn in session.turns}
+    timed = {turn.dia_id for turn in sample.turns
+             if turn.dia_id in evidence and resolve_occurred(turn.text, dates[turn.dia_id])}
+    return GraphStats(
+        turns=len(sample.turns), nodes=Node.objects.for_user(user).count(),
+        edges=Edge.objects.for_user(user).count(), evidence=evidence, cited=cited,
+        persons=persons, suspect_persons=[name for name in persons if common_word(name)],
+        timed=timed, dated=dated & timed)
+
+
+def graph_report(stats: Sequence[GraphStats]) -> dict:
+    """The ``"graph"`` block of the report, over every replayed sample."""
+    turns = sum(s.turns for s in stats) or 1
+    evidence = sum(len(s.evidence) for s in stats)
+    covered = sum(len(s.evidence & s.cited) for s in stats)
+    timed = sum(len(s.timed & s.cited) for s in stats)
+    persons = sum(len(s.persons) for s in stats)
+    suspects = sorted({name for s in stats for name in s.suspect_persons})
+    return {
+        "coverage": round(covered / evidence, 4) if evidence else 0.0,
+        "evidence_turns": evidence,
+        "nodes_per_100_turns": round(100 * sum(s.nodes for s in stats) / turns, 1),
+        "edges_per_100_turns": round(100 * sum(s.edges for s in stats) / turns, 1),
+        "person_nodes": persons,
+        "suspect_person_nodes": suspects,
+        "suspect_person_share": round(sum(len(s.suspect_persons) for s in stats) / persons, 4)
+        if persons else 0.0,
+        "timed_evidence_turns": timed,
+        "timed_evidence_dated": round(sum(len(s.dated & s.cited) for s in stats) / timed, 4)
+        if timed else 0.0,
+    }
 
 
 # --- the report ---------------------------------------------------------------------------------
@@ -485,8 +624,12 @@ def systems_table(asked: list[Asked], *, k_match: dict[str, int],
     table = {"pegasus": _stats(
         [evidence_recall(a.question.evidence, a.pegasus_covered) for a in asked],
         [a.pegasus_tokens for a in asked], [a.pegasus_ms for a in asked])}
-    for system in ("bm25", "dense"):
-        for label, k in (("5", 5), ("10", 10), ("match", k_match[system])):
+    for system in ("bm25", "dense", "hybrid"):
+        if not all(system in a.rankings for a in asked):
+            continue
+        labels = (("match", k_match[system]),) if system == "hybrid" else (
+            ("5", 5), ("10", 10), ("match", k_match[system]))
+        for label, k in labels:
             tops = [a.rankings[system][:k] for a in asked]
             table[f"{system}@{label}"] = _stats(
                 [evidence_recall(a.question.evidence, set(top)) for a, top in zip(asked, tops,
@@ -494,15 +637,21 @@ def systems_table(asked: list[Asked], *, k_match: dict[str, int],
                 [sum(turn_tokens[(a.sample, dia)] for dia in top)
                  for a, top in zip(asked, tops, strict=True)],
                 [a.ranking_ms[system] for a in asked])
+    for system in PACKED:
+        if asked and all(system in a.packed for a in asked):
+            table[f"{system}@match"] = _stats(
+                [evidence_recall(a.question.evidence, a.packed[system][0]) for a in asked],
+                [a.packed[system][1] for a in asked], [a.ranking_ms[system] for a in asked])
     n = len(asked)
     table["full_context"] = {"tokens": round(sum(a.full_tokens for a in asked) / n, 1)
                              if n else 0.0}
     return table
 
 
-def report(asked: list[Asked], samples: Sequence[Sample], *, skipped_evidence: int) -> dict:
+def report(asked: list[Asked], samples: Sequence[Sample], *, skipped_evidence: int,
+           graph: Sequence[GraphStats] = ()) -> dict:
     """The ``--json`` object: systems overall, by category (with the overall ``@match`` k),
-    the number of scored questions and of skipped evidence ids."""
+    the number of scored questions and of skipped evidence ids, and the graph block."""
     tokens = turn_tokens(samples)
     k_match = match_ks(asked, tokens)
     by_category = {}
@@ -515,6 +664,7 @@ def report(asked: list[Asked], samples: Sequence[Sample], *, skipped_evidence: i
         "by_category": by_category,
         "questions": len(asked),
         "skipped_evidence": skipped_evidence,
+        "graph": graph_report(graph),
     }
 
 
@@ -526,10 +676,13 @@ def turn_tokens(samples: Sequence[Sample]) -> dict[tuple[str, str], float]:
 def match_ks(asked: list[Asked], tokens: dict[tuple[str, str], float]) -> dict[str, int]:
     """Per baseline, the k whose mean tokens is closest to Pegasus's mean tokens (overall)."""
     if not asked:
-        return {"bm25": 1, "dense": 1}
+        return {"bm25": 1, "dense": 1, "hybrid": 1}
     target = sum(a.pegasus_tokens for a in asked) / len(asked)
     out = {}
-    for system in ("bm25", "dense"):
+    for system in ("bm25", "dense", "hybrid"):
+        if not all(system in a.rankings for a in asked):
+            out[system] = 1
+            continue
         cumulative = []
         for a in asked:
             running, row = 0.0, []

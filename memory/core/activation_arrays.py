@@ -65,10 +65,12 @@ def spread_arrays(
     *,
     hops: int = HOPS,
     factor: float = FACTOR,
+    initial: np.ndarray | None = None,
 ) -> SpreadArrays:
     """``activation.spread`` over arrays (SPEC §5.2).
 
-    Inputs: ``n_nodes``; ``seeds``, node indices starting at 1.0 (duplicates ignored);
+    Inputs: ``n_nodes``; ``seeds``, node indices starting at 1.0 (duplicates ignored), or at
+    ``initial`` (one activation per seed, SPEC §5.7);
     ``source``/``target``/``strength``, one entry per live edge (current strength; a
     negative or NaN strength conducts nothing, a self-loop is ignored); ``hops`` waves damped
     by ``factor``. Every sender's degree is the sum over *all* the given edges, so pass the
@@ -91,6 +93,8 @@ def spread_arrays(
     seed = np.zeros(n_nodes, dtype=bool)
     seed[np.asarray(seeds, dtype=np.int64)] = True
     score = seed.astype(np.float64)
+    if initial is not None:  # SPEC §5.7: a seed starts at its similarity
+        score[np.asarray(seeds, dtype=np.int64)] = np.asarray(initial, dtype=np.float64)
     forward_in = np.zeros(n_nodes)
     reverse_in = np.zeros(n_nodes)
     hop = np.where(seed, 0, -1)

@@ -1,4 +1,4 @@
-"""Dates in what people say: a planned day for expiries (``resolve_date``) and when a stated
+"""Dates in what people say (pure): a planned day for expiries (``resolve_date``), when a stated
 event happened (``resolve_occurred``), both seen from the conversation's local date."""
 
 from __future__ import annotations
@@ -279,3 +279,23 @@ def resolve_occurred(text: str, today: date, *, future: bool = False) -> str:
     if re.search(r"\blast\s+year\b", t):
         return f"{today.year - 1:04d}"
     return ""
+
+
+def occurred_range(occurred: str) -> tuple[date, date] | None:
+    """The first and last day an ``occurred`` value covers (``"2023-05"`` → 1–31 May 2023);
+    None for ``""`` or anything unreadable."""
+    try:
+        if "/" in occurred:
+            first, last = occurred.split("/", 1)
+            return date.fromisoformat(first), date.fromisoformat(last)
+        if len(occurred) == 10:
+            day = date.fromisoformat(occurred)
+            return day, day
+        if len(occurred) == 7:
+            year, month = int(occurred[:4]), int(occurred[5:7])
+            return date(year, month, 1), _month_end(year, month)
+        if len(occurred) == 4:
+            return date(int(occurred), 1, 1), date(int(occurred), 12, 31)
+    except ValueError:
+        return None
+    return None

@@ -33,6 +33,7 @@ __all__ = [
     "LineEdge",
     "context_snippets",
     "format_block",
+    "memory_line",
     "memory_lines",
     "neutralise_tags",
     "quote_text",
@@ -116,11 +117,14 @@ def memory_lines(
         if edge.source in fired and edge.target in fired:
             by_id.setdefault(edge.id, edge)
     ordered = sorted(by_id.values(), key=lambda e: (-e.strength, e.id))
-    return [
-        (e.id, f"{_arrowless(names[e.source])} -[{e.relation}]-> {_arrowless(names[e.target])}"
-               + (f" ({e.occurred})" if dated and e.occurred else ""))
-        for e in ordered
-    ]
+    return [(e.id, memory_line(names[e.source], e.relation, names[e.target],
+                               e.occurred if dated else "")) for e in ordered]
+
+
+def memory_line(source: str, relation: str, target: str, occurred: str = "") -> str:
+    """``Source -[RELATION]-> Target``, with `` (occurred)`` when a date is given."""
+    return (f"{_arrowless(source)} -[{relation}]-> {_arrowless(target)}"
+            + (f" ({occurred})" if occurred else ""))
 
 
 def _arrowless(name: str) -> str:

@@ -229,3 +229,82 @@ def resolve_seed_offers(
     _, first_offer = np.unique(node, return_index=True)  # ascending node, like ``best``
     by_first = np.argsort(first_offer, kind="stable")
     return node[best][by_first], hit[best][by_first]
+
+
+# --- precise seeds (SPEC §5.7, strategies "graph" and "default") ------------------------------
+
+LEXICAL_EXACT = 1.0  # the word is a whole name or alias
+LEXICAL_TOKEN = 0.9  # the word is one word of a name ("patterson" → "Matt Patterson")
+FUZZY_CUTOFF = 88.0  # rapidfuzz ratio for a misspelt name word ("caroline" / "carolin")
+FUZZY_MIN_CHARS = 5
+
+
+class KeyLexicon:
+    """Name and alias keys by their words, for lexical seeding. ``texts``: key id → text of
+    the node keys (relation keys are matched by embedding only)."""
+
+    def __init__(self, texts: Mapping[int, str]):
+        self.exact: dict[str, list[int]] = {}
+        self.tokens: dict[str, list[int]] = {}
+        for key_id in sorted(texts):
+            text = " ".join(texts[key_id].lower().split())
+            self.exact.setdefault(text, []).append(key_id)
+            for token in dict.fromkeys(text.replace("-", " ").split()):
+                if len(token) > 1:
+                    self.tokens.setdefault(token, []).append(key_id)
+        self.vocabulary = sorted(token for token in self.tokens if len(token) >= FUZZY_MIN_CHARS)
+
+    def match(self, word: str) -> list[tuple[int, float]]:
+        """(key id, similarity) of the keys ``word`` names: exactly, as one of their words,
+        or — for words of five letters or more — as a close misspelling of one of their
+        words; the best kind of match only."""
+        if word in self.exact:
+            return [(key_id, LEXICAL_EXACT) for key_id in self.exact[word]]
+        if word in self.tokens:
+            return [(key_id, LEXICAL_TOKEN) for key_id in self.tokens[word]]
+        if len(word) < FUZZY_MIN_CHARS or not self.vocabulary:
+            return []
+        from rapidfuzz import fuzz, process
+
+        found = process.extractOne(word, self.vocabulary, scorer=fuzz.ratio,
+                                   score_cutoff=FUZZY_CUTOFF)
+        if found is None:
+            return []
+        similarity = LEXICAL_TOKEN * found[1] / 100.0
+        return [(key_id, similarity) for key_id in self.tokens[found[0]]]
+
+
+def precise_seed_keys(
+    words: Sequence[str],
+    scores: np.ndarray,
+    key_ids: Sequence[int],
+    lexicon: KeyLexicon,
+    *,
+    threshold: float = THRESHOLD,
+    per_word: int = 3,
+    near: float = 0.05,
+) -> list[tuple[str, int, float]]:
+    """SPEC §5.7 seeding: ``(word, key id, similarity)`` per seeding key.
+
+    A word that names keys lexically (``KeyLexicon.match``) seeds those keys and is not
+    embedded further; otherwise it seeds, by centred embedding score (``scores``: words ×
+    ``key_ids``), only its ``per_word`` best keys that clear ``threshold`` and lie within
+    ``near`` of its best score. A word naming more than ``per_word`` keys lexically keeps the
+    ``per_word`` first (by key id): a first name shared by many people seeds a few, never all.
+    """
+    hits: list[tuple[str, int, float]] = []
+    for row, word in enumerate(words):
+        lexical = lexicon.match(word)
+        if lexical:
+            hits.extend((word, key_id, sim) for key_id, sim in lexical[:per_word])
+            continue
+        if scores.shape[1] == 0:
+            continue
+        line = scores[row]
+        best = float(line.max())
+        if best < threshold:
+            continue
+        order = np.argsort(-line, kind="stable")[:per_word]
+        hits.extend((word, int(key_ids[c]), float(line[c])) for c in order.tolist()
+                    if line[c] >= threshold and line[c] >= best - near)
+    return hits

@@ -61,9 +61,10 @@ def _setting(name: str, fallback=None):
     return field(default_factory=lambda: getattr(settings, name, fallback))
 
 
-STRATEGIES = ("spec", "default")
-"""``spec``: SPEC §5.1–§5.3 exactly. ``default``: the spec Read plus the measured additions
-described in ``recall`` (docs/BENCHMARKS.md, "LoCoMo evidence recall")."""
+STRATEGIES = ("spec", "graph", "default")
+"""``spec``: SPEC §5.1–§5.3 exactly (the reference). ``graph`` and ``default``: Read v2 (SPEC
+§5.7, ``memory.services.ranked_read``): precise seeds, ranked candidates packed to
+``MEMORY_BUDGET_TOKENS`` — from the graph only, or from the graph and the sentence store."""
 
 
 @dataclass(frozen=True)
@@ -93,6 +94,17 @@ class ReadOptions:
     passage_lexical_weight: float = _setting("MEMORY_PASSAGE_LEXICAL_WEIGHT", 0.60)
     passage_min_words: int = _setting("MEMORY_PASSAGE_MIN_WORDS", 3)
     passages_per_turn: int = _setting("MEMORY_PASSAGES_PER_TURN", 1)
+    # Read v2, strategies "graph" and "default" (SPEC §5.7):
+    budget_tokens: int = _setting("MEMORY_BUDGET_TOKENS", 200)
+    seeds_per_word: int = _setting("MEMORY_SEEDS_PER_WORD", 3)
+    relation_edges: int = _setting("MEMORY_RELATION_EDGES", 3)
+    max_seeds: int = _setting("MEMORY_MAX_SEEDS", 32)
+    graph_edges: int = _setting("MEMORY_GRAPH_EDGES", 40)
+    graph_floor: float = _setting("MEMORY_GRAPH_FLOOR", 0.05)
+    graph_weight: float = _setting("MEMORY_GRAPH_WEIGHT", 0.5)
+    graph_lines: int = _setting("MEMORY_GRAPH_LINES", 3)
+    graph_snippets: int = _setting("MEMORY_GRAPH_SNIPPETS", 400)
+    sentence_candidates: int = _setting("MEMORY_SENTENCE_CANDIDATES", 40)
 
     @classmethod
     def from_settings(cls, **overrides) -> ReadOptions:
@@ -466,7 +478,8 @@ def _resolve_seeds(snapshot: GraphSnapshot, live: np.ndarray, hits: list[SeedHit
 
 
 def _spread_and_fire(snapshot: GraphSnapshot, strength: np.ndarray, live: np.ndarray,
-                     seed_ids: list[int], options: ReadOptions
+                     seed_ids: list[int], options: ReadOptions,
+                     initial: np.ndarray | None = None,
                      ) -> tuple[list[Activation], list[int]]:
     """SPEC §5.2 over the snapshot: spread from the seeds along the live edges, add the
     co-episode bonus, pick the nodes that fire. Returns ``(fired, crossed edge ids)``.
@@ -479,7 +492,7 @@ def _spread_and_fire(snapshot: GraphSnapshot, strength: np.ndarray, live: np.nda
     at = np.flatnonzero(live)
     result = spread_arrays(len(snapshot.node_ids), snapshot.indices(seed_ids),
                            snapshot.source[at], snapshot.target[at], strength[at],
-                           hops=options.hops, factor=options.spread_factor)
+                           hops=options.hops, factor=options.spread_factor, initial=initial)
     crossed = snapshot.edge_ids[at[result.crossed]].tolist()
 
     reached = result.reached
@@ -698,6 +711,13 @@ def recall(*, user, message: str, now: datetime, conversation=None,
     options = options if options is not None else ReadOptions()
     if options.strategy not in STRATEGIES:
         raise ValueError(f"unknown Read strategy {options.strategy!r}")
+    if options.strategy != "spec":
+        # Read v2 builds on this module's seeding and spreading helpers, so it is imported
+        # here rather than at the top (it imports this module).
+        from memory.services.ranked_read import ranked_recall
+
+        return ranked_recall(user_id=user_id, message=message, now=now,
+                             conversation=conversation, options=options)
     with_passages = options.strategy == "default" and options.passages > 0
     timings = {"embed": 0.0, "seed": 0.0, "spread": 0.0, "format": 0.0}
 

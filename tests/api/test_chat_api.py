@@ -120,7 +120,7 @@ def test_a_turn_returns_both_messages_and_what_was_recalled(alice_api, alice, co
     assert body["user_message"]["role"] == "user" and body["user_message"]["recall"] is None
     reply = body["assistant_message"]
     assert reply["role"] == "assistant" and reply["offline"] is True
-    assert "Trevor -[HAS_BOSS]-> Joshua" in reply["text"]
+    assert "Joshua" in reply["text"] and "-[" not in reply["text"]  # plain sentences
     assert body["recall"]["memory_lines"] == ["Trevor -[HAS_BOSS]-> Joshua"]
     assert reply["recall"]["memory_lines"] == body["recall"]["memory_lines"]
     assert list(conversation.messages.values_list("role", "client_id")) == [

@@ -39,6 +39,7 @@ def a_big_circle_of_friends(user) -> int:
 async def test_a_frame_carries_the_most_similar_seeds_and_counts_the_rest(
         alice, conversation, settings):
     settings.ANTHROPIC_API_KEY = ""
+    settings.MEMORY_READ_STRATEGY = "spec"  # SPEC §5.1: a relation word seeds every edge's ends
     total = await sync_to_async(a_big_circle_of_friends)(alice)
     comm = await communicator(conversation.pk, alice)
     await comm.connect()

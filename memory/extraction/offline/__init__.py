@@ -37,7 +37,7 @@ or a fact (and ``clean_batch`` drops one that slipped through, whatever the extr
 from __future__ import annotations
 
 from memory.core.cleaning import instruction_like
-from memory.extraction.offline.dates import resolve_date
+from memory.core.dates import resolve_date
 from memory.extraction.offline.extractor import OfflineExtractor
 from memory.extraction.offline.model import MODEL_NAME, load_model
 

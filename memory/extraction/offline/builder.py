@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING
 from zoneinfo import ZoneInfo
 
 from memory.core.cleaning import RELATION_LABEL, normalise_name, normalise_ws
+from memory.core.dates import resolve_occurred
 from memory.extraction.base import SELF_REF, Turn
-from memory.extraction.offline.dates import resolve_occurred
 from memory.extraction.offline.lexicon import plausible_person_name
 
 if TYPE_CHECKING:

@@ -7,9 +7,9 @@ from datetime import datetime, time
 from typing import TYPE_CHECKING
 
 from memory.core.cleaning import normalise_name
+from memory.core.dates import resolve_date
 from memory.extraction.base import SELF_REF
 from memory.extraction.offline.builder import _Builder, _Sentence
-from memory.extraction.offline.dates import resolve_date
 from memory.extraction.offline.lexicon import (
     _DISLIKE,
     _FIRST_PERSON,

@@ -16,6 +16,7 @@ SAMPLE = Path(__file__).resolve().parents[3] / "memory" / "bench" / "fixtures" /
     "locomo_sample.json"
 SYSTEM = {"recall", "tokens", "p50_ms", "p95_ms"}
 SYSTEMS = ["pegasus", "bm25@5", "bm25@10", "bm25@match", "dense@5", "dense@10", "dense@match",
+           "hybrid@match", "bm25-sentences@match", "hybrid-sentences@match",
            "full_context"]
 
 pytestmark = pytest.mark.django_db
@@ -29,7 +30,15 @@ def test_json_output_has_exactly_the_documented_shape_and_cleans_up(settings, al
                  stderr=err)
 
     result = json.loads(out.getvalue())
-    assert list(result) == ["systems", "by_category", "questions", "skipped_evidence"]
+    assert list(result) == ["systems", "by_category", "questions", "skipped_evidence", "graph"]
+    graph = result["graph"]
+    assert list(graph) == ["coverage", "evidence_turns", "nodes_per_100_turns",
+                           "edges_per_100_turns", "person_nodes", "suspect_person_nodes",
+                           "suspect_person_share", "timed_evidence_turns",
+                           "timed_evidence_dated"]
+    assert 0.0 < graph["coverage"] <= 1.0 and graph["evidence_turns"] > 0
+    assert graph["edges_per_100_turns"] > 0 and graph["person_nodes"] >= 2  # both speakers
+    assert isinstance(graph["suspect_person_nodes"], list)
     assert list(result["systems"]) == SYSTEMS
     for name, row in result["systems"].items():
         assert set(row) == ({"tokens"} if name == "full_context" else SYSTEM), name

@@ -96,8 +96,11 @@ def test_a_sentence_extraction_missed_is_recalled_from_its_conversation(alice):
 
     assert record.fired == []  # no graph at all: only the conversation remembers it
     first = record.context_snippets[0]
-    assert first == {"node": "you, 1 January 2026", "edge": None, "message": messages[1].pk,
-                     "text": "We adopted a three-year-old beagle named Biscuit yesterday."}
+    assert {key: first[key] for key in ("node", "edge", "message", "text", "source")} == {
+        "node": "you, 1 January 2026", "edge": None, "message": messages[1].pk,
+        "text": "We adopted a three-year-old beagle named Biscuit yesterday.",
+        "source": "sentence"}
+    assert first["tokens"] > 0 and first["score"] > 0 and first["id"] > 0
     assert '- you, 1 January 2026: "We adopted a three-year-old beagle named Biscuit ' \
            'yesterday."' in record.text
     # Too short to stand alone (fewer than three content words).

@@ -218,9 +218,9 @@ def core_on_whole_graph(user, seed_ids, options: ReadOptions):
 
 
 @pytest.mark.parametrize("options", [
-    ReadOptions(),
-    ReadOptions(fire_threshold=0.02, budget=12),  # many contenders: pruning matters
-    ReadOptions(fire_threshold=0.1, co_episode_bonus=0.15),  # the bonus alone can fire
+    ReadOptions(strategy="spec"),
+    ReadOptions(strategy="spec", fire_threshold=0.02, budget=12),  # pruning matters
+    ReadOptions(strategy="spec", fire_threshold=0.1, co_episode_bonus=0.15),  # bonus fires
 ], ids=["spec", "low-threshold", "bonus-fires"])
 def test_the_service_fires_what_the_core_fires_on_the_whole_graph(alice, options):
     made = build_graph(alice, nodes=100, edges=220, hub_degree=40)

@@ -14,7 +14,7 @@ from memory.core.decay import is_live, strength_at
 from memory.models import Edge, GraphVersion, NodeEpisode, Snippet
 from memory.services import snapshot as snapshots
 from memory.services.decay import decay_user
-from memory.services.read import recall
+from memory.services.read import ReadOptions, recall
 from tests.memory.factories import T0, make_edge, make_episode, make_node
 
 pytestmark = pytest.mark.django_db
@@ -102,7 +102,7 @@ def test_a_read_sees_an_edge_superseded_behind_its_back(alice, graph):
     newer = make_edge(alice, graph["joshua"], "WORKS_AT", make_node(alice, "Globex", "ORG"))
     Edge.objects.filter(pk=graph["edge"].pk).update(superseded_by=newer)
 
-    record = recall(user=alice, message="joshua", now=T0)
+    record = recall(user=alice, message="joshua", now=T0, options=ReadOptions(strategy="spec"))
 
     assert record.memory_lines == ["Joshua -[WORKS_AT]-> Globex"]
 
