@@ -61,6 +61,9 @@ each node and edge as soon as you are sure of it, and use update_node later when
 comes out about it. Work that is not written through a tool is lost.
 - Record user-specific facts only: their people, work, places, plans, projects, \
 experiences, opinions and preferences. Leave out general knowledge anyone could look up.
+- Cover the conversation: every sentence that states something (an event, an action, a \
+plan, a state, an opinion, a possession) gets at least one edge citing that sentence, up \
+to three. Greetings, thanks, fillers and pure questions get none.
 - Think about relations between the other things too (a person's employer, where an \
 event takes place), not only relations from the user.
 - Prefer a property on a node for a small stable detail of it; use an edge for a claim \
@@ -81,7 +84,10 @@ the user where the user is involved. stability: immutable (never changes), stabl
 ISO 8601 time, only for time_bound or ephemeral edges: turn relative dates ("next \
 Friday") into absolute ones from the conversation date in the user's time zone. \
 cardinality: one_to_one when the source can truthfully have only one such target at a \
-time, else one_to_many. snippet: the user's own words that justify the edge, copied \
+time, else one_to_many. occurred: when what the edge states happened, made absolute from \
+the conversation date ("yesterday", "last week", "two years ago", "in May"): YYYY-MM-DD, \
+YYYY-MM, YYYY or a day range YYYY-MM-DD/YYYY-MM-DD; leave it out when the sentence names \
+no time. snippet: the user's own words that justify the edge, copied \
 exactly from the cited message (a sentence or clause, never a paraphrase); message: \
 that message's id.
 
@@ -137,6 +143,11 @@ TOOLS: list[dict[str, Any]] = [
                 "expires_at": {
                     "type": ["string", "null"],
                     "description": "ISO 8601; only for time_bound or ephemeral.",
+                },
+                "occurred": {
+                    "type": ["string", "null"],
+                    "description": "When it happened: YYYY-MM-DD, YYYY-MM, YYYY or "
+                    "YYYY-MM-DD/YYYY-MM-DD; null when the sentence names no time.",
                 },
                 "snippet": {"type": "string", "description": "Verbatim from the message."},
                 "evidence": {"type": "string", "description": "A few words on why."},
@@ -381,6 +392,8 @@ class _Session:
                 "snippet": snippet,
                 "evidence": args.get("evidence") if isinstance(args.get("evidence"), str) else "",
                 "message": message,
+                # Checked by clean_batch: a malformed date is dropped with a note, the edge kept.
+                "occurred": args.get("occurred") if isinstance(args.get("occurred"), str) else "",
             }
         )
         self.recorded += 1

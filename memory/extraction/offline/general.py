@@ -138,6 +138,11 @@ class GeneralReader:
         words = [t for t in sent if t.is_alpha]
         if not words or (words[0].lower_ in _GREETINGS and len(words) <= 6):
             return 0  # "Hey Mel! Good to see you!", "Thanks, Caroline!"
+        for ent in sent.ents:  # who "he"/"she" may mean in this sentence and the next
+            if ent.label_ == "PERSON" and (name := self._person_name(sent.doc[ent.start])):
+                norm = normalise_name(name)
+                if norm not in self.participants and norm not in self.b.self_names:
+                    self.people[norm] = name
         for verb in sent:
             if self.emitted >= self.budget:
                 break
@@ -199,6 +204,10 @@ class GeneralReader:
                 return self.b.entity("PERSON", name)
             self.people[norm] = name
             return self.b.entity("PERSON", name, confidence=0.7)
+        for child in tok.children:  # "My neighbour Priya Shah invited us"
+            if child.dep_ in {"appos", "compound"} and (named := self._person_name(child)):
+                self.people[normalise_name(named)] = named
+                return self.b.entity("PERSON", named, confidence=0.7)
         if tok.pos_ in {"NOUN", "PROPN"} and _ent_of(tok) is None:
             return self._thing(tok)  # "The support group gave me courage"
         return None

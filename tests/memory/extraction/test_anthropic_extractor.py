@@ -57,6 +57,7 @@ TALK = ToolCall(
         "target": "j",
         "stability": "time_bound",
         "expires_at": "2026-03-09T23:59:59-05:00",
+        "occurred": "2026-03-09",
         "snippet": "I'm going to talk to Joshua on Monday",
         "message": "m9",
     },
@@ -106,6 +107,10 @@ def test_tool_calls_build_a_batch_that_cleans_without_drops(fake_anthropic):
     cleaned = clean_batch(batch, messages=MESSAGES, known_names={})
     assert cleaned.drops == []
     assert cleaned.batch["relations"][2]["expires_at"] == "2026-03-09T23:59:59-05:00"
+    assert [r["occurred"] for r in cleaned.batch["relations"]] == ["", "", "2026-03-09"]
+    # The instructions ask for every stated fact, dated.
+    system = json.dumps(fake_anthropic.requests[0]["system"])
+    assert "every sentence that states something" in system and "occurred" in system
     # Every tool call was answered, in the next request, before the model went on.
     assert len(fake_anthropic.requests) == 3
     assert all(not r.get("is_error") for r in tool_results(fake_anthropic.requests[1]))
