@@ -168,12 +168,14 @@ def _sentence_candidates(user_id: int, message: str, vector: np.ndarray, convers
                          options: ReadOptions) -> list[Candidate]:
     hits = sentences.search(user=user_id, text=message, vector=vector,
                             limit=options.sentence_candidates,
-                            exclude_conversation=conversation.pk if conversation else None)
+                            exclude_conversation=conversation.pk if conversation else None,
+                            min_terms=max(options.passage_min_words, 1))
     return [Candidate(key=f"m{hit.message_id}", source="sentence", source_id=hit.id,
                       text=hit.text, speaker=hit.speaker, said_on=hit.said_at.date(),
                       message_id=hit.message_id)
             for hit in hits
-            if hit.similarity + 0.6 * (hit.lexical or 0.0) >= options.passage_threshold]
+            if hit.similarity + options.passage_lexical_weight * (hit.lexical or 0.0)
+            >= options.passage_threshold]
 
 
 def _said_on(day) -> str:

@@ -19,7 +19,7 @@ Queries per Read (no conversation), whatever the size of the graph:
 Seeding resolution, spreading and the co-episode bonus then run in memory over the snapshot
 (``memory.core.activation_arrays``, held equal to ``memory.core.activation``), so a Read that
 seeds thousands of nodes costs milliseconds, not a query per hop. + 1 INSERT for the
-Traversal rows when a conversation is given; + 1 query for passages (strategy "default").
+Traversal rows when a conversation is given (strategy "spec"; Read v2 is in ranked_read).
 Every query filters on the user's id.
 """
 
@@ -37,8 +37,7 @@ from django.db import connection
 from memory import embedding
 from memory.core.activation import FORWARD, REVERSE, SEED, Activation, select_fired
 from memory.core.activation_arrays import co_episode_gainers, spread_arrays
-from memory.core.injection import LineEdge, context_snippets, memory_lines
-from memory.core.passages import Passage, format_with_passages
+from memory.core.injection import LineEdge, context_snippets, format_block, memory_lines
 from memory.core.seeding import (
     KeyTarget,
     SeedHit,
@@ -48,7 +47,6 @@ from memory.core.seeding import (
 )
 from memory.core.words import content_words
 from memory.models import Edge, GraphVersion, MemoryKey, Node, Snippet, Traversal
-from memory.services import sentences
 from memory.services.caches import UserLRU, user_key
 from memory.services.snapshot import GraphSnapshot, clear_snapshot_cache, load_snapshot
 
@@ -88,12 +86,10 @@ class ReadOptions:
     context_threshold: float = _setting("MEMORY_CONTEXT_THRESHOLD")
     snippets_per_node: int = _setting("MEMORY_SNIPPETS_PER_NODE")
     strategy: str = _setting("MEMORY_READ_STRATEGY", "default")
-    # Strategy "default" only (docs/BENCHMARKS.md, "LoCoMo evidence recall"):
-    passages: int = _setting("MEMORY_PASSAGES", 4)
+    # Strategy "default": which stored sentences may be injected (SPEC §5.7).
     passage_threshold: float = _setting("MEMORY_PASSAGE_THRESHOLD", 0.30)
     passage_lexical_weight: float = _setting("MEMORY_PASSAGE_LEXICAL_WEIGHT", 0.60)
     passage_min_words: int = _setting("MEMORY_PASSAGE_MIN_WORDS", 3)
-    passages_per_turn: int = _setting("MEMORY_PASSAGES_PER_TURN", 1)
     # Read v2, strategies "graph" and "default" (SPEC §5.7):
     budget_tokens: int = _setting("MEMORY_BUDGET_TOKENS", 200)
     seeds_per_word: int = _setting("MEMORY_SEEDS_PER_WORD", 3)
@@ -617,49 +613,6 @@ def _injection(cursor, user_id: int, snapshot: GraphSnapshot, strength: np.ndarr
     return names, edges
 
 
-# --- passages (strategy "default") ------------------------------------------------------------
-#
-# The sentences of the user's earlier turns come from the sentence store
-# (memory.services.sentences): written by the extraction job in the worker, searched here in
-# one query by PostgreSQL full text and vector similarity fused by rank. Nothing is embedded
-# or cached per user in this process, and the whole history is searched.
-
-
-def _said_on(moment: datetime) -> str:
-    return f"{moment.day} {moment:%B %Y}"
-
-
-def _pick_passages(user_id: int, message: str, message_vector: np.ndarray, conversation,
-                   exclude: list[str], options: ReadOptions) -> list[Passage]:
-    """The best sentences of earlier conversations for this message (strategy "default"), in
-    fused-rank order: relevant enough (cosine + ``passage_lexical_weight`` × full-text rank ≥
-    ``passage_threshold``), at least ``passage_min_words`` content words, at most
-    ``passages``, at most ``passages_per_turn`` per turn (0: no limit), none of the current
-    conversation, none repeating a graph snippet (white-space-normalised). One query."""
-    hits = sentences.search(
-        user=user_id, text=message, vector=message_vector, limit=max(4 * options.passages, 16),
-        exclude_conversation=conversation.pk if conversation is not None else None,
-        min_terms=max(options.passage_min_words, 1),
-    )
-    seen = {" ".join(text.split()) for text in exclude}
-    per_turn: dict[int, int] = {}
-    out: list[Passage] = []
-    for hit in hits:
-        relevance = (hit.similarity or 0.0) + options.passage_lexical_weight * (hit.lexical or 0.0)
-        key = " ".join(hit.text.split())
-        if relevance < options.passage_threshold or key in seen:
-            continue
-        if options.passages_per_turn > 0 and (
-                per_turn.get(hit.message_id, 0) >= options.passages_per_turn):
-            continue
-        seen.add(key)
-        per_turn[hit.message_id] = per_turn.get(hit.message_id, 0) + 1
-        out.append(Passage(hit.message_id, hit.speaker, _said_on(hit.said_at), hit.text))
-        if len(out) >= options.passages:
-            break
-    return out
-
-
 def _log_traversals(user_id: int, conversation_id: int, edge_ids: list[int],
                     now: datetime) -> None:
     """One INSERT for the crossed edges (a Read on a large graph crosses thousands), once per
@@ -689,14 +642,10 @@ def recall(*, user, message: str, now: datetime, conversation=None,
     strengths and expiry are judged at this instant), optionally the ``conversation`` the
     message belongs to (must be the user's), and ``options`` (default: the settings).
 
-    ``options.strategy``: ``"spec"`` is SPEC §5.1–§5.3 exactly. ``"default"`` runs the same
-    graph Read and then adds *passages*: the best-matching sentences of the user's earlier,
-    ended conversations (not the current one) from the sentence store
-    (``memory.services.sentences.search``: full text and vector similarity fused by rank;
-    forgotten text is not there), at most ``options.passages`` of them, appended to
-    ``[CONTEXT]`` with who said them and when, and listed in ``context_snippets`` as
-    ``{"node": "<speaker>, <date>", "edge": None, "text", "message": <message id>}``. They
-    cost one more query, and their scoring time is counted in ``timings_ms["seed"]``.
+    ``options.strategy``: ``"spec"`` is SPEC §5.1–§5.3 exactly (this function); ``"graph"``
+    and ``"default"`` are Read v2 (SPEC §5.7, ``memory.services.ranked_read``), whose
+    ``context_snippets`` entries also carry ``source`` (``edge`` or ``sentence``), ``id``,
+    ``score`` and ``tokens``.
 
     With a conversation that is not incognito, the crossed edges are logged as Traversal rows
     (once per conversation and edge, ``crossed_at = now``) for reinforcement at its Write.
@@ -718,7 +667,6 @@ def recall(*, user, message: str, now: datetime, conversation=None,
 
         return ranked_recall(user_id=user_id, message=message, now=now,
                              conversation=conversation, options=options)
-    with_passages = options.strategy == "default" and options.passages > 0
     timings = {"embed": 0.0, "seed": 0.0, "spread": 0.0, "format": 0.0}
 
     words = content_words(message)
@@ -726,10 +674,7 @@ def recall(*, user, message: str, now: datetime, conversation=None,
         return ReadRecord(words=words, timings_ms=timings)
 
     started = time.perf_counter()
-    # Passages are scored against the whole message. Two calls, not one batch: in one batch
-    # every word would be padded to the message's length (measured 3× slower on long turns).
     vectors = embedding.embed(words)
-    message_vector = embedding.embed([message])[0] if with_passages else None
     timings["embed"] = _ms(started)
 
     fired: list[Activation] = []
@@ -755,7 +700,7 @@ def recall(*, user, message: str, now: datetime, conversation=None,
             seeded, key_targets = _resolve_seeds(snapshot, live, hits, hit_key_ids)
         seed_ids = list(seeded)
         timings["seed"] = _ms(started)
-        if not seed_ids and not with_passages:
+        if not seed_ids:
             return ReadRecord(words=words, timings_ms=timings)
 
         if seed_ids:
@@ -782,17 +727,8 @@ def recall(*, user, message: str, now: datetime, conversation=None,
                                     per_node=options.snippets_per_node)
         timings["format"] = _ms(started)
 
-        passages: list[Passage] = []
-        if with_passages:
-            started = time.perf_counter()
-            passages = _pick_passages(user_id, message, message_vector, conversation,
-                                      [snippet["text"] for snippet in snippets], options)
-            timings["seed"] = round(timings["seed"] + _ms(started), 2)
-
     started = time.perf_counter()
-    text = format_with_passages(lines, [snippet["text"] for snippet in snippets], passages)
-    snippets += [{"node": f"{p.speaker or 'you'}, {p.said_on}", "edge": None, "text": p.text,
-                  "message": p.message_id} for p in passages]
+    text = format_block(lines, [snippet["text"] for snippet in snippets])
     timings["format"] = round(timings["format"] + _ms(started), 2)
 
     if conversation is not None and not conversation.incognito and crossed:
