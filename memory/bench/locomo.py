@@ -59,6 +59,7 @@ __all__ = [
     "graph_report",
     "graph_stats",
     "load_file",
+    "load_for_command",
     "load_samples",
     "match_k",
     "parse_evidence",
@@ -233,6 +234,20 @@ def load_samples(data) -> list[Sample]:
             sessions=tuple(sessions), questions=tuple(questions),
         ))
     return samples
+
+
+def load_for_command(path: str | Path, samples: int) -> list[Sample]:
+    """The first ``samples`` samples of ``path`` (all when 0), for a management command: a
+    malformed file or a negative count is a ``CommandError`` saying what is wrong."""
+    from django.core.management.base import CommandError
+
+    if samples < 0:
+        raise CommandError("--samples must be ≥ 0")
+    try:
+        loaded = load_file(path)
+    except LocomoFormatError as exc:
+        raise CommandError(str(exc)) from None
+    return loaded[:samples] if samples else loaded
 
 
 def load_file(path: str | Path) -> list[Sample]:

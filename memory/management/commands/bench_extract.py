@@ -34,14 +34,9 @@ class Command(BaseCommand):
         parser.add_argument("--json", action="store_true", help="print the result as JSON")
 
     def handle(self, *args, **options):
-        if options["turns"] < 1 or options["samples"] < 0:
-            raise CommandError("--turns must be ≥ 1 and --samples ≥ 0")
-        try:
-            samples = locomo.load_file(options["file"])
-        except locomo.LocomoFormatError as exc:
-            raise CommandError(str(exc)) from None
-        if options["samples"]:
-            samples = samples[:options["samples"]]
+        if options["turns"] < 1:
+            raise CommandError("--turns must be ≥ 1")
+        samples = locomo.load_for_command(options["file"], options["samples"])
         size = options["turns"]
         conversations = [
             (session.date, session.turns[i:i + size])

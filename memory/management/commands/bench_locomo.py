@@ -49,16 +49,9 @@ class Command(BaseCommand):
     def handle(self, *args, **options):
         if settings.PEGASUS_ENV == "production":
             raise CommandError("bench_locomo creates and deletes accounts; not in production")
-        if options["samples"] < 0:
-            raise CommandError("--samples must be ≥ 0")
         if options["extractor"] == "anthropic" and not settings.ANTHROPIC_API_KEY:
             raise CommandError("--extractor anthropic needs ANTHROPIC_API_KEY")
-        try:
-            samples = locomo.load_file(options["file"])
-        except locomo.LocomoFormatError as exc:
-            raise CommandError(str(exc)) from None
-        if options["samples"]:
-            samples = samples[:options["samples"]]
+        samples = locomo.load_for_command(options["file"], options["samples"])
         try:
             budgets = [int(b) for b in (options["budget"] or "").split(",") if b.strip()]
         except ValueError:
