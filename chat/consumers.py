@@ -106,8 +106,14 @@ class ChatConsumer(AsyncWebsocketConsumer):
             return
         # Signed out, deactivated or the password changed since the socket opened (a close
         # event may not have reached it yet): nothing more happens on it.
-        if not await database_sync_to_async(still_signed_in)(user_id=self.user.pk,
-                                                             session_key=self.session_key):
+        try:
+            signed_in = await database_sync_to_async(still_signed_in)(
+                user_id=self.user.pk, session_key=self.session_key)
+        except services.DATABASE_DOWN:
+            # A database restart is an error frame the client can retry on, not a dead socket.
+            await services.database_failed(self.send_event, saved=False)
+            return
+        if not signed_in:
             await self.close(code=4401)
             return
         if event["type"] == "message":

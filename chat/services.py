@@ -376,7 +376,7 @@ Send = Callable[[dict], Awaitable[None]]
 DATABASE_DOWN = (OperationalError, InterfaceError)
 
 
-async def _database_failed(send: Send, *, saved: bool) -> None:
+async def database_failed(send: Send, *, saved: bool) -> None:
     """Tell the user the turn failed on the database, and drop this thread's broken
     connection so that the next turn (this socket's or another's) connects afresh."""
     logger.warning("chat turn failed: the database is unavailable", exc_info=True)
@@ -406,7 +406,7 @@ async def run_turn(*, user, conversation_id, text, client_id: str = "", send: Se
         await send({"type": "error", "code": exc.code, "detail": exc.detail})
         return None
     except DATABASE_DOWN:
-        await _database_failed(send, saved=False)
+        await database_failed(send, saved=False)
         return None
     if start.reply is not None:  # a resend of a turn that was already answered
         await send({"type": "done", "message": message_payload(start.reply),
@@ -425,7 +425,7 @@ async def run_turn(*, user, conversation_id, text, client_id: str = "", send: Se
         record = await sync_to_async(_recall, thread_sensitive=in_transaction)(
             user, conversation, user_message.text, now, own_thread=not in_transaction)
     except DATABASE_DOWN:
-        await _database_failed(send, saved=True)
+        await database_failed(send, saved=True)
         return None
     await send({"type": "recall", "record": record,
                 "user_message": message_payload(user_message)})
@@ -461,7 +461,7 @@ async def run_turn(*, user, conversation_id, text, client_id: str = "", send: Se
             now=now if fixed_clock else timezone.now(),
         )
     except DATABASE_DOWN:
-        await _database_failed(send, saved=True)
+        await database_failed(send, saved=True)
         return None
     await send({"type": "done", "message": message_payload(reply)})
     await broadcast(conversation.pk, {"type": "message", "message": message_payload(reply)},

@@ -56,7 +56,7 @@ class Candidate:
 
     ``key``: what de-duplicates (``"m<message id>"``, or the text when no message is known);
     ``source`` ``"edge"`` or ``"sentence"`` and ``source_id`` its row id; ``text`` the verbatim
-    sentence; ``line`` the memory line of an edge (``None`` for a sentence); ``speaker``
+    sentence; ``lines`` the memory lines of the edges it backs (none for a sentence); ``speaker``
     (``""``: the account holder), ``said_on`` the day it was said and ``occurred`` when it
     happened (SPEC §5.5 format, ``""`` unknown); ``claim`` groups candidates about the same
     claim (source node and label) for the update rule; ``tokens`` what it costs to inject.
@@ -69,7 +69,7 @@ class Candidate:
     speaker: str = ""
     said_on: date | None = None
     occurred: str = ""
-    line: str | None = None
+    lines: tuple[str, ...] = ()
     message_id: int | None = None
     claim: tuple | None = None
     tokens: float = 0.0
@@ -97,8 +97,8 @@ def fuse(lists: dict[str, Sequence[Candidate]], *, window: tuple[date, date] | N
 
     Every candidate gets ``Σ weight / (k + rank)`` over the lists it appears in (``weights``:
     list name → weight, default 1; 1-based ranks,
-    merged by ``key``; the first copy seen keeps its fields, an edge's line is kept over a
-    sentence's none), then the time, question and update rules of the module docstring.
+    merged by ``key``; the first copy seen keeps its fields and gathers every copy's memory
+    lines), then the time, question and update rules of the module docstring.
     """
     merged: dict[str, Candidate] = {}
     order: list[str] = []
@@ -109,9 +109,12 @@ def fuse(lists: dict[str, Sequence[Candidate]], *, window: tuple[date, date] | N
                 kept = merged[candidate.key] = candidate
                 kept.score = 0.0
                 order.append(candidate.key)
-            elif kept.line is None and candidate.line is not None:
-                kept.line, kept.claim, kept.occurred = (candidate.line, candidate.claim,
-                                                        candidate.occurred or kept.occurred)
+            else:
+                # One sentence often justifies several edges: keep every memory line it backs.
+                kept.lines += tuple(line for line in candidate.lines if line not in kept.lines)
+                if kept.claim is None and candidate.claim is not None:
+                    kept.claim, kept.occurred = candidate.claim, (
+                        candidate.occurred or kept.occurred)
             if name not in kept.ranks:
                 kept.ranks[name] = rank
                 kept.score += (weights or {}).get(name, 1.0) / (k + rank)

@@ -157,7 +157,7 @@ def _graph_candidates(cursor, user_id: int, snapshot: GraphSnapshot, strength: n
         candidates.append(Candidate(
             key=f"m{message_id}" if message_id else f"t{' '.join(text.split()).lower()}",
             source="edge", source_id=edge_id, text=text, speaker=speaker or "",
-            said_on=(said_at or created_at).date(), occurred=occurred or "", line=line,
+            said_on=(said_at or created_at).date(), occurred=occurred or "", lines=(line,),
             message_id=message_id, claim=(source, label),
             score=score_of[edge_id] * (0.1 + overlap)))
     candidates.sort(key=lambda c: (-c.score, c.source_id, c.key))
@@ -185,8 +185,8 @@ def _said_on(day) -> str:
 def _cost(candidate: Candidate) -> float:
     passage = Passage(candidate.message_id or 0, candidate.speaker, _said_on(candidate.said_on),
                       candidate.text)
-    return count_tokens(passage_line(passage)) + (
-        count_tokens(candidate.line) if candidate.line else 0.0)
+    return count_tokens(passage_line(passage)) + sum(count_tokens(line)
+                                                     for line in candidate.lines)
 
 
 def ranked_recall(*, user_id: int, message: str, now: datetime, conversation,
@@ -242,14 +242,12 @@ def ranked_recall(*, user_id: int, message: str, now: datetime, conversation,
     for candidate in ranked:
         # Only the best few graph candidates keep their memory line: the line gives the
         # claim's shape and date, the snippet the words, and lines cost tokens.
-        if candidate.line is not None:
-            if lined >= options.graph_lines:
-                candidate.line = None
-            else:
-                lined += 1
+        kept = max(options.graph_lines - lined, 0)
+        candidate.lines = candidate.lines[:kept]
+        lined += len(candidate.lines)
         candidate.tokens = _cost(candidate)
     packed = pack(ranked, options.budget_tokens)
-    lines = list(dict.fromkeys(c.line for c in packed if c.line))
+    lines = list(dict.fromkeys(line for c in packed for line in c.lines))
     passages = [Passage(c.message_id or 0, c.speaker, _said_on(c.said_on), c.text)
                 for c in packed]
     text = format_with_passages(lines, [], passages)

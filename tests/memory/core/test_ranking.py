@@ -15,11 +15,15 @@ def c(key, text="A plain statement.", **fields):
 
 
 def test_two_lists_fuse_by_rank_and_a_shared_message_counts_once():
-    graph = [c("m1", source="edge", line="A -[KNOWS]-> B"), c("m2")]
+    graph = [c("m1", source="edge", lines=("A -[KNOWS]-> B",)),
+             c("m1", source="edge", lines=("A -[LIKES]-> C",)), c("m2")]
     sentences = [c("m2"), c("m3"), c("m1")]
     fused = fuse({"graph": graph, "sentences": sentences})
-    assert [x.key for x in fused] == ["m2", "m1", "m3"]
-    assert next(x for x in fused if x.key == "m1").line == "A -[KNOWS]-> B"
+    # m1: graph rank 1 (its second copy adds nothing) + sentence rank 3; m2: graph rank 3 +
+    # sentence rank 1 — a tie, kept in input order (graph first).
+    assert [x.key for x in fused] == ["m1", "m2", "m3"]
+    assert fused[0].score == fused[1].score > fused[2].score
+    assert next(x for x in fused if x.key == "m1").lines == ("A -[KNOWS]-> B", "A -[LIKES]-> C")
     assert len(fused) == 3
 
 
