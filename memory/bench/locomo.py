@@ -332,14 +332,14 @@ def turn_units(turns: Sequence[Turn]) -> list[tuple[str, str]]:
 def sentence_units(sample: Sample) -> list[tuple[str, str]]:
     """A sentence baseline's units: every sentence of every turn, rendered as Pegasus renders
     a recalled sentence (``- Speaker, 8 May 2023: "…"``, ``memory.core.passages``)."""
-    from memory.core.passages import Passage, passage_line, split_sentences
+    from memory.core.passages import Passage, passage_line, said_on, split_sentences
 
     units = []
     for session in sample.sessions:
-        said_on = f"{session.date.day} {session.date:%B %Y}"
+        day = said_on(session.date)
         for turn in session.turns:
             for sentence in split_sentences(turn.text):
-                units.append((turn.dia_id, passage_line(Passage(0, turn.speaker, said_on,
+                units.append((turn.dia_id, passage_line(Passage(0, turn.speaker, day,
                                                                 sentence))))
     return units
 

@@ -38,6 +38,7 @@ __all__ = [
     "name_pattern",
     "overlaps_snippet",
     "passage_line",
+    "said_on",
     "select_passages",
     "split_sentences",
     "word_ngrams",
@@ -189,6 +190,12 @@ class Passage:
     speaker: str
     said_on: str  # the turn's date, e.g. "27 May 2023"
     text: str
+
+
+def said_on(day) -> str:
+    """How a recalled sentence dates itself: ``"8 May 2023"`` (``""`` for no date). Read v2
+    and the benchmark's sentence baselines render the same way."""
+    return f"{day.day} {day:%B %Y}" if day else ""
 
 
 def passage_line(passage: Passage) -> str:

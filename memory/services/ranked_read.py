@@ -31,7 +31,7 @@ from django.db import connection
 from memory import embedding
 from memory.core.dates import occurred_range, resolve_occurred
 from memory.core.injection import memory_line
-from memory.core.passages import Passage, format_with_passages, passage_line
+from memory.core.passages import Passage, format_with_passages, passage_line, said_on
 from memory.core.ranking import Candidate, count_tokens, fuse, pack
 from memory.core.seeding import KeyLexicon, precise_seed_keys
 from memory.core.words import content_words
@@ -178,12 +178,8 @@ def _sentence_candidates(user_id: int, message: str, vector: np.ndarray, convers
             >= options.passage_threshold]
 
 
-def _said_on(day) -> str:
-    return f"{day.day} {day:%B %Y}" if day else ""
-
-
 def _cost(candidate: Candidate) -> float:
-    passage = Passage(candidate.message_id or 0, candidate.speaker, _said_on(candidate.said_on),
+    passage = Passage(candidate.message_id or 0, candidate.speaker, said_on(candidate.said_on),
                       candidate.text)
     return count_tokens(passage_line(passage)) + sum(count_tokens(line)
                                                      for line in candidate.lines)
@@ -248,10 +244,10 @@ def ranked_recall(*, user_id: int, message: str, now: datetime, conversation,
         candidate.tokens = _cost(candidate)
     packed = pack(ranked, options.budget_tokens)
     lines = list(dict.fromkeys(line for c in packed for line in c.lines))
-    passages = [Passage(c.message_id or 0, c.speaker, _said_on(c.said_on), c.text)
+    passages = [Passage(c.message_id or 0, c.speaker, said_on(c.said_on), c.text)
                 for c in packed]
     text = format_with_passages(lines, [], passages)
-    snippets = [{"node": f"{c.speaker or 'you'}, {_said_on(c.said_on)}",
+    snippets = [{"node": f"{c.speaker or 'you'}, {said_on(c.said_on)}",
                  "edge": c.source_id if c.source == "edge" else None,
                  "text": c.text, "message": c.message_id, "source": c.source,
                  "id": c.source_id, "score": round(c.score, 5), "tokens": round(c.tokens, 1)}
@@ -260,15 +256,15 @@ def ranked_recall(*, user_id: int, message: str, now: datetime, conversation,
 
     if conversation is not None and not conversation.incognito and crossed:
         _log_traversals(user_id, conversation.pk, crossed, now)
+    fired_at = snapshot.indices([act.node_id for act in fired]).tolist() if fired else []
     return ReadRecord(
         words=words,
         seeds=[{"name": snapshot.names[i], "kind": snapshot.kinds[i], "key": key,
                 "similarity": round(similarity, 4)}
                for i, (similarity, _, key) in seeds.items()],
-        fired=[{"id": act.node_id, "name": snapshot.names[int(snapshot.indices([act.node_id])[0])],
-                "kind": snapshot.kinds[int(snapshot.indices([act.node_id])[0])],
+        fired=[{"id": act.node_id, "name": snapshot.names[i], "kind": snapshot.kinds[i],
                 "score": round(act.score, 4), "direction": act.direction, "hop": act.hop}
-               for act in fired],
+               for act, i in zip(fired, fired_at, strict=True)],
         memory_lines=lines,
         context_snippets=snippets,
         crossed_edges=crossed,
