@@ -47,6 +47,8 @@ from memory.models import (
     NodeKind,
     Snippet,
 )
+from memory.models.merges import InboxAnswer
+from memory.services import inbox as inbox_service
 from memory.services import jobs as job_service
 from memory.services import merge as merge_service
 from ops.audit import AuditedAdminMixin
@@ -125,6 +127,8 @@ class ReviewStatusFilter(admin.SimpleListFilter):
             ("review", "Needs review (flagged or held)"),
             (MergeStatus.FLAGGED, "Flagged"),
             (MergeStatus.HELD, "Held"),
+            ("escalated", "Held: the owner was not sure"),
+            ("unanswered", "Held: the owner did not answer"),
             (MergeStatus.MERGED, "Merged"),
             (MergeStatus.KEPT_APART, "Kept apart"),
             (MergeStatus.REVERTED, "Reverted"),
@@ -134,6 +138,10 @@ class ReviewStatusFilter(admin.SimpleListFilter):
         value = self.value()
         if value == "review":
             return queryset.filter(status__in=[MergeStatus.FLAGGED, MergeStatus.HELD])
+        if value == "escalated":
+            return queryset.filter(status=MergeStatus.HELD, answer=InboxAnswer.UNSURE)
+        if value == "unanswered":
+            return queryset.filter(status=MergeStatus.HELD, answer="")
         if value in MergeStatus.values:
             return queryset.filter(status=value)
         return queryset
@@ -245,6 +253,7 @@ class MergeDecisionAdmin(ReadOnlyAdmin):
         "user",
         "kind",
         "status",
+        "answer",
         "rule",
         "score",
         "kept_name",
@@ -279,6 +288,8 @@ class MergeDecisionAdmin(ReadOnlyAdmin):
                     "decided_by",
                     "created_at",
                     "decided_at",
+                    "answer",
+                    "answered_at",
                 )
             },
         ),
@@ -308,6 +319,8 @@ class MergeDecisionAdmin(ReadOnlyAdmin):
         "decided_by",
         "created_at",
         "decided_at",
+        "answer",
+        "answered_at",
         "proposed_json",
         "candidates_json",
         "moved_json",
@@ -352,6 +365,12 @@ class MergeDecisionAdmin(ReadOnlyAdmin):
     @admin.display(description="log")
     def log_json(self, obj):
         return pretty_json(obj.log)
+
+    def get_queryset(self, request):
+        """Every decision except held ones still waiting for their owner: moderators see a
+        held decision once the owner says "not sure" in their inbox or leaves it unanswered
+        for ``MERGE_INBOX_STAFF_AFTER_DAYS`` days (``memory.services.inbox``)."""
+        return inbox_service.for_staff(super().get_queryset(request), timezone.now())
 
     # permissions
 

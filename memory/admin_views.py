@@ -368,7 +368,9 @@ def index_summary(request) -> dict[str, Any]:
     out: dict[str, Any] = {}
     user = request.user
     if user.has_perm("memory.view_mergedecision"):
-        out["review_queue"] = MergeDecision.objects.aggregate(
+        from memory.services.inbox import for_staff
+
+        out["review_queue"] = for_staff(MergeDecision.objects.all(), timezone.now()).aggregate(
             held=Count("pk", filter=Q(status=MergeStatus.HELD)),
             flagged=Count("pk", filter=Q(status=MergeStatus.FLAGGED)),
         )

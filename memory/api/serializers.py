@@ -271,3 +271,66 @@ class ImportSummarySerializer(serializers.Serializer):
     node_keys = serializers.IntegerField(**RO)
     relation_keys = serializers.IntegerField(**RO)
     seconds = serializers.DictField(child=serializers.FloatField(), **RO)
+
+
+# --- the merge inbox (memory.services.inbox) ----------------------------------------------------
+
+
+class InboxLineSerializer(serializers.Serializer):
+    id = serializers.IntegerField(**RO, help_text="The memory (edge) id.")
+    text = serializers.CharField(**RO, help_text="The memory as `A -[RELATION]-> B`.")
+    snippet = serializers.CharField(
+        **RO, help_text="Your own sentence it came from, verbatim; empty when none.")
+    dormant = serializers.BooleanField(**RO)
+
+
+class InboxSideSerializer(serializers.Serializer):
+    id = serializers.IntegerField(allow_null=True, **RO)
+    name = serializers.CharField(**RO)
+    exists = serializers.BooleanField(
+        **RO, help_text="False once the node was merged or forgotten.")
+
+
+class InboxDetailSideSerializer(InboxSideSerializer):
+    lines = InboxLineSerializer(many=True, **RO,
+                                help_text="A few memories touching it, strongest first.")
+    more = serializers.IntegerField(**RO, help_text="Memories touching it not listed.")
+
+
+class InboxItemSerializer(serializers.Serializer):
+    """A held merge decision asked as a question."""
+
+    id = serializers.IntegerField(**RO)
+    kind = serializers.ChoiceField(choices=NodeKind.choices, **RO)
+    noun = serializers.CharField(**RO, help_text="person, place, organisation, event or thing.")
+    question = serializers.CharField(
+        **RO, help_text="e.g. “Is Matt the same person as Matt Patterson?”")
+    entity = InboxSideSerializer(**RO, help_text="The newly mentioned name, standing alone.")
+    candidates = InboxSideSerializer(many=True, **RO,
+                                     help_text="Who or what it might be.")
+    state = serializers.ChoiceField(
+        choices=[(v, v) for v in ("pending", "same", "different", "unsure", "moderator")], **RO,
+        help_text="pending; your answer (same, different, unsure — unsure waits for a "
+                  "moderator); or moderator (a moderator settled it after your answer).")
+    status = serializers.CharField(**RO, help_text="The merge decision's status.")
+    answer = serializers.CharField(**RO, help_text="Your answer; empty while pending.")
+    answered_at = serializers.DateTimeField(allow_null=True, **RO)
+    created_at = serializers.DateTimeField(**RO)
+    staff_from = serializers.DateTimeField(
+        allow_null=True, **RO,
+        help_text="When moderators will see it if you leave it unanswered; null once answered.")
+    merged_into = NodeRefSerializer(allow_null=True, **RO)
+    can_undo = serializers.BooleanField(**RO)
+
+
+class InboxDetailSerializer(InboxItemSerializer):
+    entity = InboxDetailSideSerializer(**RO)
+    candidates = InboxDetailSideSerializer(many=True, **RO)
+
+
+class InboxAnswerSerializer(serializers.Serializer):
+    answer = serializers.ChoiceField(choices=[("same", "same"), ("different", "different"),
+                                              ("unsure", "unsure")])
+    into = serializers.IntegerField(
+        required=False, allow_null=True,
+        help_text="With `same`: which candidate (optional when there is only one).")

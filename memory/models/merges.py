@@ -12,6 +12,14 @@ class MergeStatus(models.TextChoices):
     REVERTED = "reverted"
 
 
+class InboxAnswer(models.TextChoices):
+    """The owner's answer to a held decision in their inbox (``memory.services.inbox``)."""
+
+    SAME = "same"
+    DIFFERENT = "different"
+    UNSURE = "unsure"
+
+
 class MergeDecision(models.Model):
     """A non-trivial merge decision and everything needed to revert it (SPEC §4, §5.6).
 
@@ -23,6 +31,10 @@ class MergeDecision(models.Model):
       remapped (id, field, old node), edges dropped as self-relations (full rows), episodes
       and keys moved — so ``revert_merge`` can split back exactly that.
     * ``log``: ``[{"at", "by", "action", "why"}]`` for every action taken on the decision.
+    * ``answer`` / ``answered_at``: the owner's answer to a held decision in their inbox
+      ("same", "different" or "unsure" — the last escalates it to moderators), empty while
+      unanswered or after an undo. A held decision is shown to moderators only once it is
+      escalated or ``MERGE_INBOX_STAFF_AFTER_DAYS`` old (``memory.services.inbox``).
     """
 
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE,
@@ -45,6 +57,9 @@ class MergeDecision(models.Model):
                                    on_delete=models.SET_NULL, related_name="+")
     created_at = models.DateTimeField()
     decided_at = models.DateTimeField(null=True, blank=True)
+    answer = models.CharField(max_length=16, choices=InboxAnswer.choices, blank=True,
+                              default="")
+    answered_at = models.DateTimeField(null=True, blank=True)
 
     objects = OwnedQuerySet.as_manager()
 
