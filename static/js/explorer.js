@@ -1389,6 +1389,22 @@
   });
 
   // --- go --------------------------------------------------------------------------------
+  // What the merge inbox (explorer-inbox.js) shares with the page: the API helper, the
+  // element builder, and a way to redraw the graph after an answer changed it.
+  window.PegasusExplorerKit = Object.freeze({
+    api: api,
+    el: el,
+    plural: plural,
+    graphChanged: function () {
+      if (!PG || !PG.Sigma) return Promise.resolve(false);
+      const selected = state.selected;
+      return loadGraph().then(function (ok) {
+        if (ok && selected && state.nodes.has(selected)) openPanel(selected);
+        else if (ok && selected) closePanel();
+        return ok;
+      });
+    },
+  });
   if (!PG || !PG.Sigma) {
     setStatus("error", "The drawing library did not load; reload the page to try again.", false);
     root.dataset.drawn = "error";
