@@ -38,6 +38,10 @@
     toggle.setAttribute("aria-label", count
       ? "Who is who? " + kit.plural(count, "question", "questions") + " to answer"
       : "Who is who? No questions to answer");
+    // The pending list stays on screen after an answer (with its Undo): keep its count true.
+    if (state.view === "pending" && /\b(ready|empty)\b/.test(statusLine.className) && list.children.length) {
+      setStatus("ready", count ? kit.plural(count, "question", "questions") + " still to answer" : "All answered — thank you.");
+    }
   }
 
   async function refreshCount() {
