@@ -287,6 +287,9 @@ class InboxLineSerializer(serializers.Serializer):
 class InboxSideSerializer(serializers.Serializer):
     id = serializers.IntegerField(allow_null=True, **RO)
     name = serializers.CharField(**RO)
+    kind = serializers.CharField(
+        **RO, help_text="The node's kind now; empty for a candidate that no longer exists. A "
+                        "candidate of another kind cannot be the answer to `same`.")
     exists = serializers.BooleanField(
         **RO, help_text="False once the node was merged or forgotten.")
 

@@ -183,7 +183,7 @@ def _summary(decision: MergeDecision, nodes: dict[int, Node]) -> dict[str, Any]:
     held_id = _held_node_id(decision)
     held = nodes.get(held_id) if held_id else None
     entity = {"id": held_id, "name": held.name if held else proposed.get("name") or "?",
-              "exists": held is not None}
+              "kind": held.kind if held else decision.kind, "exists": held is not None}
     stored = {c.get("id"): c.get("name") for c in decision.candidates or []
               if isinstance(c, dict)}
     candidates = []
@@ -191,7 +191,7 @@ def _summary(decision: MergeDecision, nodes: dict[int, Node]) -> dict[str, Any]:
         node = nodes.get(node_id)
         candidates.append({"id": node_id,
                            "name": node.name if node else stored.get(node_id) or "?",
-                           "exists": node is not None})
+                           "kind": node.kind if node else "", "exists": node is not None})
     noun = _noun(decision.kind)
     question = (f"Is {entity['name']} the same {noun} as "
                 f"{_joined([c['name'] for c in candidates]) or 'someone you know'}?")
@@ -242,8 +242,11 @@ def _log(decision: MergeDecision, *, user, now: datetime, action: str, why: str)
 
 def _choose_into(user, decision: MergeDecision, into: int | None) -> int:
     candidates = _candidate_ids(decision)
-    live = list(Node.objects.for_user(user).filter(pk__in=candidates, kind=decision.kind)
-                .values_list("pk", flat=True))
+    held_id = _held_node_id(decision)
+    kinds = dict(Node.objects.for_user(user).filter(pk__in=[*candidates, held_id])
+                 .values_list("pk", "kind"))
+    kind = kinds.get(held_id, decision.kind)
+    live = [pk for pk in candidates if kinds.get(pk) == kind]
     if into is None:
         if len(live) == 1:
             return live[0]
@@ -254,8 +257,12 @@ def _choose_into(user, decision: MergeDecision, into: int | None) -> int:
                          field="into")
     if into not in candidates:
         raise InboxError("not one of this question's candidates", field="into")
-    if into not in live:
+    if into not in kinds:
         raise InboxConflict("that candidate no longer exists (merged or forgotten since)")
+    if into not in live:
+        raise InboxConflict(f"that candidate is a {kinds[into]} and this name a {kind}: only "
+                            "nodes of the same kind can be merged; give them the same kind "
+                            "in the explorer first")
     return into
 
 

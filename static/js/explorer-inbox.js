@@ -264,7 +264,11 @@
       const actions = el("div", "inbox-actions");
       actions.setAttribute("role", "group");
       actions.setAttribute("aria-label", "Your answer");
-      d.candidates.filter(function (c) { return c.exists; }).forEach(function (c) {
+      d.candidates.filter(function (c) { return c.exists && c.kind !== d.entity.kind; }).forEach(function (c) {
+        actions.appendChild(el("span", "muted small", "“" + c.name + "” is filed as another kind (" +
+          c.kind.toLowerCase() + "): give both the same kind in the graph to merge them."));
+      });
+      d.candidates.filter(function (c) { return c.exists && c.kind === d.entity.kind; }).forEach(function (c) {
         const same = el("button", "inbox-same", d.candidates.length > 1 ? "Same as " + c.name : "Same " + d.noun);
         same.type = "button";
         same.dataset.into = String(c.id);

@@ -17,7 +17,7 @@ from chat.models import Conversation, Message
 from memory import embedding
 from memory.models import Edge, Episode, MergeDecision, Node
 from memory.services import inbox, merge
-from memory.services.corrections import forget_node
+from memory.services.corrections import change_kind, forget_node
 from memory.services.graph_io import export_graph
 from memory.services.write import commit_batch
 from tests.admin.conftest import HashEncoder, build_two_bills, make_edge, make_node
@@ -172,6 +172,19 @@ def test_same_needs_one_of_the_candidates(alice, bob):
         inbox.answer(user=alice, decision=decision, answer="different", into=smith.pk, now=LATER)
     decision.refresh_from_db()
     assert decision.status == "held" and decision.answer == ""
+
+
+def test_same_into_a_candidate_of_another_kind_is_refused(alice):
+    decision, smith, jones = held_bill(alice)
+    change_kind(user=alice, node=jones, kind="ORG", now=LATER)
+    [item] = inbox.summaries(alice, [decision])
+    assert [(c["name"], c["kind"]) for c in item["candidates"]] == [
+        ("William Smith", "PERSON"), ("Robert Jones", "ORG")]
+    with pytest.raises(inbox.InboxConflict, match="only nodes of the same kind"):
+        inbox.answer(user=alice, decision=decision, answer="same", into=jones.pk, now=LATER)
+    # With one candidate of its kind left, "same" needs no choice.
+    assert inbox.answer(user=alice, decision=decision, answer="same",
+                        now=LATER).kept_id == smith.pk
 
 
 def test_same_with_a_single_candidate_needs_no_choice(alice):
