@@ -9,24 +9,35 @@ stored node qualifies; anything ambiguous or merely similar is held for review
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import lru_cache
 
-from nicknames import NickNamer
 from rapidfuzz.distance import Levenshtein
 
 from memory.core.cleaning import SELF_PLACEHOLDERS, normalise_name
+from memory.core.person_names import (
+    SPELLING,
+    PersonName,
+    contradicts,
+    fold_accents,
+    gender_of,
+    name_group,
+    parse_person,
+    relate_first_names,
+)
 from memory.core.words import STOP_WORDS
 
 __all__ = [
+    "CATCH_ALL_KINDS",
     "LLM_FLAG_ABOVE",
     "LLM_MERGE_ABOVE",
     "SIMILARITY_THRESHOLD",
+    "Mention",
     "MergeVerdict",
     "StoredNode",
     "band_llm_confidence",
     "decide_merge",
+    "gender_of_titles",
     "is_self_placeholder",
     "name_group",
     "normalise_name",
@@ -34,6 +45,9 @@ __all__ = [
 ]
 
 SIMILARITY_THRESHOLD = 0.80
+# Kinds an extractor uses for what it could not type: a same-named entity of another kind
+# may be the same referent (Biscuit the dog stored as OTHER, later said as a PERSON).
+CATCH_ALL_KINDS = frozenset({"OTHER", "THING"})
 LLM_MERGE_ABOVE = 0.90
 LLM_FLAG_ABOVE = 0.70
 
@@ -53,6 +67,22 @@ class StoredNode:
     name: str
     aliases: tuple[str, ...] = ()
     is_self: bool = False
+    provisional: bool = False
+    # What the user has said about the node (``person_names.roles_from_relations``: "sister",
+    # "colleague", …) and its gender when the graph says it ("f", "m" or "").
+    roles: frozenset[str] = frozenset()
+    gender: str = ""
+
+
+@dataclass(frozen=True)
+class Mention:
+    """What the incoming batch says about the proposed entity besides its name: its roles
+    for the user and gender (as for ``StoredNode``), and the nodes a person already settled
+    as *not* this entity (kept-apart decisions): those are never merged nor asked again."""
+
+    roles: frozenset[str] = frozenset()
+    gender: str = ""
+    apart: frozenset[int] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -80,22 +110,6 @@ def is_self_placeholder(name: str) -> bool:
     return normalise_name(name) in SELF_PLACEHOLDERS
 
 
-@lru_cache(maxsize=1)
-def _nicknamer() -> NickNamer:
-    # Parsing the bundled table takes tens of milliseconds: do it once, and only
-    # when a merge first needs it (not at import time).
-    return NickNamer()
-
-
-@lru_cache(maxsize=4096)
-def name_group(first_name: str) -> frozenset[str]:
-    """The nickname group of a (normalised) first name: itself, its nicknames and
-    the names it is a nickname of. The table is many-to-many, so "bill" gives
-    william, robert, will, … — which is why several matches only hold."""
-    nn = _nicknamer()
-    return frozenset({first_name} | nn.nicknames_of(first_name) | nn.canonicals_of(first_name))
-
-
 def _forms(node: StoredNode) -> list[str]:
     """Normalised name and aliases of a node, name first, without repeats."""
     forms = [normalise_name(node.name)]
@@ -104,14 +118,6 @@ def _forms(node: StoredNode) -> list[str]:
         if norm and norm not in forms:
             forms.append(norm)
     return forms
-
-
-def _nickname_match(new: str, stored: str) -> bool:
-    """Same word count, same words after the first, first words in one group."""
-    a, b = new.split(" "), stored.split(" ")
-    if len(a) != len(b) or a[1:] != b[1:]:
-        return False
-    return a[0] in name_group(b[0]) or b[0] in name_group(a[0])
 
 
 def _words(norm: str) -> list[str]:
@@ -151,6 +157,104 @@ def _verdict(
     return MergeVerdict(action, target, ordered, rule, {i: scores[i] for i in ordered})
 
 
+# Person rules, strongest first: a merge or hold names the strongest rule that matched.
+_PERSON_RANK = {"nickname": 0, "title": 1, "first-name": 2, "spelling": 3, "short-form": 4}
+
+
+def _person_match(inc: PersonName, form: PersonName) -> str | None:
+    """Why the incoming person name may be the stored form (both parsed), or None.
+
+    * the same words with another title or other accents → "title" / "spelling";
+    * title + surname ("Mr. Patterson") → the surname of a full name ("Matt Patterson"),
+      or a full name → a stored title + surname → "title";
+    * one name is a lone first name and the other a full name whose first name is the
+      same, a nickname of it ("first-name"), a respelling ("spelling") or a clipped form
+      ("short-form") of it;
+    * the same number of words, the same words after the first, first names related:
+      "nickname" (Bill Smith/William Smith), "spelling" or "short-form".
+    """
+    a, b = inc.words, form.words
+    if not a or not b:
+        return None
+    if a == b:
+        return "title" if inc.title != form.title else SPELLING
+    if inc.title and len(a) == 1:
+        return "title" if len(b) >= 2 and b[-1] == a[0] else None
+    if form.title and len(b) == 1:
+        return "title" if len(a) >= 2 and a[-1] == b[0] else None
+    if (len(a) == 1) != (len(b) == 1):
+        if a[0] == b[0]:
+            return "first-name"
+        why = relate_first_names(a[0], b[0])
+        return "first-name" if why == "nickname" else why
+    if a[1:] != b[1:]:
+        return None
+    return relate_first_names(a[0], b[0])
+
+
+def _different_people(inc: PersonName, form: PersonName, threshold: float) -> bool:
+    """Two full names (Latin letters) that the user would never mix up: the same or related
+    first names with clearly different surnames (Matt Smith / Matt Patterson), or
+    unrelated first names (John Smith / Jane Smith, a relative). They are not even
+    candidates for review. A surname one typo away (Johnson/Johnston) stays a candidate."""
+    a, b = inc.words, form.words
+    if len(a) < 2 or len(b) < 2 or not all(w.isalpha() and w.isascii() for w in (*a, *b)):
+        return False
+    firsts_related = a[0] == b[0] or relate_first_names(a[0], b[0]) is not None
+    if not firsts_related:
+        return True
+    return Levenshtein.normalized_similarity(a[-1], b[-1]) <= threshold
+
+
+def _person_verdict(new: str, same_kind: Sequence[StoredNode],
+                    mention: Mention) -> MergeVerdict | None:
+    """Rules 3a–3e (PERSON): every node one of ``_person_match``'s reasons links to the new
+    name is a candidate. Exactly one, and nothing the user said contradicts it → merge.
+    Several → hold among those not contradicted. Only contradicted ones → a new node."""
+    inc = parse_person(new)
+    inc_gender = mention.gender or gender_of_titles([inc.title])
+    found: dict[int, str] = {}
+    for node in same_kind:
+        for form in _forms(node):
+            why = _person_match(inc, parse_person(form))
+            # The user is not renamed by a guess: only the nickname table reaches the
+            # self node (as it always has); clipped or respelled names do not.
+            if why is None or (node.is_self and why != "nickname"):
+                continue
+            if node.id not in found or _PERSON_RANK[why] < _PERSON_RANK[found[node.id]]:
+                found[node.id] = why
+    if not found:
+        return None
+    by_id = {n.id: n for n in same_kind}
+    rule = min(found.values(), key=_PERSON_RANK.__getitem__)
+    fitting = [
+        i for i in found
+        if not contradicts(mention.roles, by_id[i].roles, inc_gender, _node_gender(by_id[i]))
+    ]
+    if not fitting:
+        return _verdict(NEW, list(found), "contradiction", dict.fromkeys(found, 1.0))
+    scores = {i: (1.0 if found[i] != SPELLING else _best_similarity(new, by_id[i]))
+              for i in fitting}
+    if len(found) == 1:
+        return _verdict(MERGE, fitting, rule, scores)
+    return _verdict(HOLD, fitting, f"{rule}-ambiguous", scores)
+
+
+def gender_of_titles(titles: Iterable[str]) -> str:
+    """"f"/"m" from gendered titles said with a name (Mrs./Mr.), "" when none or mixed."""
+    return gender_of((), titles=titles)
+
+
+def _node_gender(node: StoredNode) -> str:
+    return node.gender or gender_of_titles(parse_person(f).title for f in _forms(node))
+
+
+def _one_or_several(ids: Sequence[int], rule: str) -> MergeVerdict:
+    action = MERGE if len(ids) == 1 else HOLD
+    return _verdict(action, ids, rule if len(ids) == 1 else f"{rule}-ambiguous",
+                    dict.fromkeys(ids, 1.0))
+
+
 def decide_merge(
     name: str,
     kind: str,
@@ -158,12 +262,15 @@ def decide_merge(
     *,
     hint: str | None = None,
     similarity_threshold: float = SIMILARITY_THRESHOLD,
+    mention: Mention | None = None,
 ) -> MergeVerdict:
     """Apply the merge rules of SPEC §5.6 to one proposed entity.
 
     Inputs: the entity's cleaned ``name`` and ``kind``, the user's stored nodes (any
-    kinds; only same-kind nodes are compared), the extractor's optional ``hint``
-    ("this might be X"), and the similarity threshold (1 − normalised edit distance).
+    kinds; only same-kind nodes are compared, except by rule 4), the extractor's optional
+    ``hint`` ("this might be X"), the similarity threshold (1 − normalised edit distance)
+    and what the batch says about the entity (``mention``: roles, gender, and the nodes a
+    person settled as different — those are left out of every rule).
 
     Rules, first that applies wins:
       0. a self placeholder ("me", "the user", …) merges into the self node
@@ -171,18 +278,25 @@ def decide_merge(
       1. the same normalised name → merge ("exact"); several → hold;
       2. the name equals a normalised alias of exactly one node → merge ("alias");
          of several → hold ("alias-ambiguous");
-      3. PERSON only: a node whose name or alias has the same word count, the same
-         words after the first, and a first word in the same nickname group →
-         exactly one: merge ("nickname"); several: hold ("nickname-ambiguous");
-      4. candidates for review ("similar"): similarity > threshold, or one name's
+      2b. the same name once accents are removed (Zoë/Zoe) → merge ("spelling"), several
+         → hold;
+      3. PERSON only (``_person_verdict``): nickname, title + surname, first name of a
+         full name, respelling, clipped form — exactly one candidate that nothing
+         contradicts → merge under that rule; several → hold ("<rule>-ambiguous"); only
+         contradicted ones → new ("contradiction");
+      4. the same name (or alias) on a non-provisional node of another kind, when either
+         kind is a catch-all (OTHER, THING) → hold ("other-kind"), never a silent twin;
+      5. candidates for review ("similar"): similarity > threshold, or one name's
          words found contiguously in the other's, or sharing at least half the
-         words of the longer name (function words ignored);
-      5. a hint naming a same-kind node's name or alias exactly → hold ("hint");
-      6. otherwise new ("none").
+         words of the longer name (function words ignored) — except two full person
+         names that are clearly different people (``_different_people``);
+      6. a hint naming a same-kind node's name or alias exactly → hold ("hint");
+      7. otherwise new ("none").
 
-    Output: a ``MergeVerdict``; ``scores`` are 1.0 for rule matches (0–3) and the best
-    edit similarity over the node's name and aliases otherwise.
+    Output: a ``MergeVerdict``; ``scores`` are 1.0 for rule matches (edit similarity for a
+    respelling) and the best edit similarity over the node's name and aliases otherwise.
     """
+    mention = mention or Mention()
     new = normalise_name(name)
     if is_self_placeholder(name):
         selves = [n.id for n in stored if n.is_self]
@@ -192,8 +306,10 @@ def decide_merge(
             MERGE if len(selves) == 1 else HOLD, selves, "self", dict.fromkeys(selves, 1.0)
         )
 
-    same_kind = [n for n in stored if n.kind == kind.strip().upper()]
-    if not new or not same_kind:
+    kind = kind.strip().upper()
+    usable = [n for n in stored if n.id not in mention.apart]
+    same_kind = [n for n in usable if n.kind == kind]
+    if not new:
         return MergeVerdict(NEW, None, (), "none", {})
 
     exact = [n.id for n in same_kind if normalise_name(n.name) == new]
@@ -204,21 +320,36 @@ def decide_merge(
 
     alias = [n.id for n in same_kind if new in _forms(n)[1:]]
     if alias:
-        action = MERGE if len(alias) == 1 else HOLD
-        rule = "alias" if len(alias) == 1 else "alias-ambiguous"
-        return _verdict(action, alias, rule, dict.fromkeys(alias, 1.0))
+        return _one_or_several(alias, "alias")
 
-    # Nicknames are a fact about people's first names; applied to an ORG or a PLACE
-    # ("Will Street") they would only manufacture wrong merges.
-    if kind.strip().upper() == "PERSON":
-        nick = [n.id for n in same_kind if any(_nickname_match(new, f) for f in _forms(n))]
-        if nick:
-            action = MERGE if len(nick) == 1 else HOLD
-            rule = "nickname" if len(nick) == 1 else "nickname-ambiguous"
-            return _verdict(action, nick, rule, dict.fromkeys(nick, 1.0))
+    folded = fold_accents(new)
+    accents = [n.id for n in same_kind if any(fold_accents(f) == folded for f in _forms(n))]
+    if accents:
+        return _one_or_several(accents, SPELLING)
 
+    # Nicknames, titles and first names are facts about people; applied to an ORG or a
+    # PLACE ("Will Street") they would only manufacture wrong merges.
+    if kind == "PERSON":
+        verdict = _person_verdict(new, same_kind, mention)
+        if verdict is not None:
+            return verdict
+
+    others = [
+        n.id for n in usable
+        if n.kind != kind and not n.provisional and not n.is_self
+        and (kind in CATCH_ALL_KINDS or n.kind in CATCH_ALL_KINDS) and new in _forms(n)
+    ]
+    if others:
+        return _verdict(HOLD, others, "other-kind", dict.fromkeys(others, 1.0))
+
+    inc = parse_person(new) if kind == "PERSON" else None
     similar = [
-        n for n in same_kind if any(_similar(new, f, similarity_threshold) for f in _forms(n))
+        n for n in same_kind
+        if any(
+            _similar(new, f, similarity_threshold)
+            and not (inc and _different_people(inc, parse_person(f), similarity_threshold))
+            for f in _forms(n)
+        )
     ]
     if similar:
         scores = {n.id: _best_similarity(new, n) for n in similar}

@@ -276,7 +276,8 @@ def _commit(user, batch, now, episode, messages, conversation) -> WriteSummary:
     conversation_text = "\n".join(texts.values()) or "\n".join(r["snippet"] for r in relations)
     resolutions = merge.resolve_entities(user=user, entities=entities, self_node=self_node,
                                          now=now, episode=episode,
-                                         conversation_text=conversation_text)
+                                         conversation_text=conversation_text,
+                                         relations=relations)
     by_ref = {r.ref: r for r in resolutions}
     _summarise_resolutions(summary, resolutions)
 

@@ -67,7 +67,9 @@ NEW = verdict("new", None, (), "none", {})
         # Later words must match exactly.
         ("Bill Smith", "PERSON", [W_SMITH], verdict("merge", 11, [11], "nickname", {11: 1.0})),
         ("Bill Jones", "PERSON", [W_SMITH], NEW),
-        ("Bill", "PERSON", [W_SMITH], NEW),  # word counts differ
+        # A lone first name (or a nickname of it) reaches the one full name it starts
+        # (issue 21, rule "first-name"; before it, differing word counts made this new).
+        ("Bill", "PERSON", [W_SMITH], verdict("merge", 11, [11], "first-name", {11: 1.0})),
         # The nickname table is only about people.
         ("Bill", "ORG", [StoredNode(20, "ORG", "William")], NEW),
         # Josh: the table lists joshua → josh, so it is a nickname merge, not "similar".

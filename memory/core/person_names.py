@@ -1,0 +1,305 @@
+"""How people are named in conversation: the facts the merge rules use for PERSON entities.
+
+Pure functions, no Django (SPEC §5.6 "rules for how people are actually named"). Each
+relation between two spellings of a first name says *why* they may be one person:
+
+* ``nickname`` — one is in the other's nickname group (the ``nicknames`` package's table:
+  Liz/Elizabeth, Jon/Jonathan);
+* ``spelling`` — the same name written differently: accents (Zoë/Zoe, José/Jose) or a
+  small misspelling (Carolyn/Caroline, Jonathon/Jonathan, Micheal/Michael);
+* ``short-form`` — a clipped form by prefix that the table does not list (Mel/Melanie,
+  Caro/Caroline).
+
+The guards are just as important: a name's ending carries gender in many languages
+(Daniel/Daniela, Louis/Louise, Paul/Pauline, Christian/Christina), so two names that differ
+only there are never one person's; what the user said about someone (sister, colleague,
+"Mr.") can contradict a candidate (``contradicts``).
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from functools import lru_cache
+
+from nicknames import NickNamer
+from rapidfuzz.distance import OSA
+
+__all__ = [
+    "NICKNAME",
+    "SHORT_FORM",
+    "SPELLING",
+    "PersonName",
+    "contradicts",
+    "fold_accents",
+    "gender_of",
+    "name_group",
+    "parse_person",
+    "relate_first_names",
+    "roles_from_relations",
+]
+
+NICKNAME = "nickname"
+SPELLING = "spelling"
+SHORT_FORM = "short-form"
+
+_WORD = re.compile(r"[^\W_]+")
+# Titles said before a surname ("Mr. Patterson", "Dr Reyes") or a full name ("Dr. Jonathan
+# Reyes"); the gendered ones say something about who is meant.
+TITLES: Mapping[str, str] = {
+    "mr": "m", "mister": "m", "sir": "m",
+    "mrs": "f", "ms": "f", "miss": "f", "madam": "f", "dame": "f",
+    "mx": "", "dr": "", "doctor": "", "prof": "", "professor": "",
+}
+# A clipped or respelled name differs from the full one by more than a gendered ending.
+_GENDERED_ENDINGS = frozenset({"a", "e", "ia", "ie", "ine", "ina", "ette", "elle", "ella",
+                               "la", "le", "s", "o", "y", "ita", "een"})
+_VOWELS = "aeiouy"
+MIN_SHORT_FORM = 3
+MIN_SPELLING = 4
+
+
+@lru_cache(maxsize=1)
+def _nicknamer() -> NickNamer:
+    # Parsing the bundled table takes tens of milliseconds: do it once, on first use.
+    return NickNamer()
+
+
+@lru_cache(maxsize=4096)
+def name_group(first_name: str) -> frozenset[str]:
+    """The nickname group of a (normalised) first name: itself, its nicknames and the names
+    it is a nickname of. The table is many-to-many ("bill" gives william, robert, will …),
+    which is why the merge rules merge only when exactly one node qualifies."""
+    nn = _nicknamer()
+    return frozenset({first_name} | nn.nicknames_of(first_name) | nn.canonicals_of(first_name))
+
+
+def fold_accents(text: str) -> str:
+    """``text`` without diacritics (NFKD, combining marks dropped): "zoë" → "zoe",
+    "josé" → "jose". Letters of other scripts stay in their script ("мария" stays
+    Cyrillic), so a Cyrillic or CJK name never becomes a Latin one."""
+    decomposed = unicodedata.normalize("NFKD", text)
+    return "".join(c for c in decomposed if not unicodedata.combining(c))
+
+
+@dataclass(frozen=True)
+class PersonName:
+    """A person's name as words: ``title`` ("mr", "dr", … or "") and the other words,
+    accent-folded and lower-case ("Mr. José Reyes" → title "mr", words ("jose", "reyes"))."""
+
+    title: str
+    words: tuple[str, ...]
+
+    @property
+    def first(self) -> str:
+        return self.words[0] if self.words else ""
+
+    @property
+    def rest(self) -> tuple[str, ...]:
+        return self.words[1:]
+
+
+@lru_cache(maxsize=8192)
+def parse_person(norm: str) -> PersonName:
+    """Split a normalised name into an optional leading title and its words."""
+    words = _WORD.findall(fold_accents(norm))
+    if len(words) >= 2 and words[0] in TITLES:
+        return PersonName(words[0], tuple(words[1:]))
+    return PersonName("", tuple(words))
+
+
+def _latin(word: str) -> bool:
+    return word.isascii() and word.isalpha()
+
+
+def _gendered_pair(short: str, long: str) -> bool:
+    """Whether two names differ only by an ending that marks gender or number (Daniel/
+    Daniela, Louis/Louise, Maria/Marie, Paul/Pauline, Andrea/Andreas)."""
+    if short.rstrip(_VOWELS) == long.rstrip(_VOWELS):
+        return True
+    return long.startswith(short) and long[len(short):] in _GENDERED_ENDINGS
+
+
+def _skeleton(word: str) -> str:
+    """The letters a misspelling keeps: first letter, then consonants with each run of
+    vowels as one "*", doubled letters once, a silent "h" after a consonant or at the end
+    dropped, a final "e" dropped, "y" read as a vowel ("carolyn", "caroline" → "c*r*l*n")."""
+    if word.endswith("e") and len(word) > 3:
+        word = word[:-1]
+    out: list[str] = [word[0]]
+    last = len(word) - 1
+    for i in range(1, len(word)):
+        ch = word[i]
+        if ch == "h" and (word[i - 1] not in _VOWELS or i == last):
+            continue
+        mark = "*" if ch in _VOWELS else ch
+        if mark != out[-1]:
+            out.append(mark)
+    return "".join(out)
+
+
+def _spelling(a: str, b: str) -> bool:
+    if fold_accents(a) == fold_accents(b):
+        return True
+    if not (_latin(a) and _latin(b)) or min(len(a), len(b)) < MIN_SPELLING or a[0] != b[0]:
+        return False
+    short, long = sorted((a, b), key=len)
+    if _gendered_pair(short, long) or _gendered_pair(long, short):
+        return False
+    key = _skeleton(a)
+    if key != _skeleton(b) or sum(c != "*" for c in key) < 3:
+        return False
+    return OSA.distance(a, b) <= 2
+
+
+def _short_form(a: str, b: str) -> bool:
+    short, long = sorted((a, b), key=len)
+    if not (_latin(short) and _latin(long)) or len(short) < MIN_SHORT_FORM:
+        return False
+    if not long.startswith(short) or len(long) - len(short) < 2:
+        return False
+    return not _gendered_pair(short, long)
+
+
+def relate_first_names(a: str, b: str) -> str | None:
+    """Why two different (folded, lower-case) first names may name one person: "nickname",
+    "spelling" or "short-form" — or None. Identical names return None (the caller
+    handles equality)."""
+    if a == b or not a or not b:
+        return None
+    if a in name_group(b) or b in name_group(a):
+        return NICKNAME
+    if _spelling(a, b):
+        return SPELLING
+    if _short_form(a, b):
+        return SHORT_FORM
+    return None
+
+
+# --- what the user said about someone ---------------------------------------------------------
+
+_SYNONYMS = {
+    "mom": "mother", "mum": "mother", "mommy": "mother", "mummy": "mother", "dad": "father",
+    "daddy": "father", "grandma": "grandmother", "granny": "grandmother",
+    "grandpa": "grandfather", "kid": "child", "coworker": "colleague",
+    "co_worker": "colleague", "workmate": "colleague", "neighbor": "neighbour",
+    "fiancee": "fiance", "bff": "friend", "best_friend": "friend", "girlfriend": "partner_f",
+    "boyfriend": "partner_m", "wife": "partner_f", "husband": "partner_m", "spouse": "partner",
+    "works_with": "colleague", "married_to": "partner", "dating": "partner",
+}
+# Family roles: a person has at most a few, and they exclude each other (a sister is not
+# a mother, nor — said plainly — a colleague).
+_KIN = frozenset({
+    "sister", "brother", "sibling", "mother", "father", "parent", "son", "daughter", "child",
+    "grandmother", "grandfather", "grandparent", "grandson", "granddaughter", "grandchild",
+    "aunt", "uncle", "niece", "nephew", "cousin", "stepmother", "stepfather", "stepsister",
+    "stepbrother", "stepson", "stepdaughter", "half_sister", "half_brother", "mother_in_law",
+    "father_in_law", "sister_in_law", "brother_in_law", "son_in_law", "daughter_in_law",
+    "twin",
+})
+_PARTNER = frozenset({"partner", "partner_f", "partner_m", "fiance"})
+_SOCIAL = frozenset({
+    "friend", "colleague", "boss", "manager", "mentor", "mentee", "neighbour", "roommate",
+    "flatmate", "housemate", "classmate", "teacher", "tutor", "student", "doctor",
+    "therapist", "coach", "landlord", "client", "employee", "teammate", "acquaintance",
+    "assistant", "report", "supervisor",
+})
+_GENERAL = {  # a general role and the specific ones it covers
+    "sibling": {"sister", "brother", "twin", "stepsister", "stepbrother", "half_sister",
+                "half_brother"},
+    "parent": {"mother", "father", "stepmother", "stepfather"},
+    "child": {"son", "daughter", "stepson", "stepdaughter"},
+    "grandparent": {"grandmother", "grandfather"},
+    "grandchild": {"grandson", "granddaughter"},
+    "twin": {"sister", "brother"},
+}
+_FEMALE = frozenset({
+    "sister", "mother", "daughter", "grandmother", "granddaughter", "aunt", "niece",
+    "stepmother", "stepsister", "stepdaughter", "half_sister", "mother_in_law",
+    "sister_in_law", "daughter_in_law", "partner_f",
+})
+_MALE = frozenset({
+    "brother", "father", "son", "grandfather", "grandson", "uncle", "nephew", "stepfather",
+    "stepbrother", "stepson", "half_brother", "father_in_law", "brother_in_law",
+    "son_in_law", "partner_m",
+})
+
+
+def _role(label: str, *, towards_self: bool) -> str | None:
+    """The role a relation label gives the other end, relative to the user.
+
+    ``user -[HAS_SISTER]-> X`` and ``X -[SISTER_OF]-> user`` both make X the user's
+    "sister"; "former"/"ex" roles count as the role; labels that are no role → None."""
+    word = label.strip().lower().replace("-", "_").replace(" ", "_")
+    if word in _SYNONYMS and word in {"works_with", "married_to", "dating"}:
+        return _SYNONYMS[word]
+    if towards_self:
+        word = word.removeprefix("is_").removesuffix("_of")
+    else:
+        if not word.startswith("has_"):
+            return None
+        word = word.removeprefix("has_")
+    for prefix in ("former_", "ex_", "late_"):
+        word = word.removeprefix(prefix)
+    word = _SYNONYMS.get(word, word)
+    return word if word in _KIN | _PARTNER | _SOCIAL else None
+
+
+def roles_from_relations(relations: Iterable[tuple[str, bool]]) -> frozenset[str]:
+    """The roles someone has for the user, from ``(label, towards_self)`` pairs: the label
+    of a relation between the user and them, and whether it points at the user."""
+    roles = {_role(label, towards_self=towards) for label, towards in relations}
+    return frozenset(r for r in roles if r)
+
+
+def gender_of(roles: Iterable[str], *, titles: Iterable[str] = (),
+              properties: Mapping | None = None) -> str:
+    """"f", "m" or "" (unknown or conflicting) from what the graph says: gendered roles
+    (sister, husband), gendered titles said with the name (Mrs., Mr.), and a ``gender``,
+    ``sex`` or ``pronouns`` property. No guess is made from the first name itself."""
+    seen: set[str] = set()
+    for role in roles:
+        if role in _FEMALE:
+            seen.add("f")
+        elif role in _MALE:
+            seen.add("m")
+    for title in titles:
+        if TITLES.get(title):
+            seen.add(TITLES[title])
+    for key, value in (properties or {}).items():
+        if str(key).lower() not in {"gender", "sex", "pronouns"} or not isinstance(value, str):
+            continue
+        text = value.strip().lower()
+        if text in {"f", "female", "woman", "girl"} or text.startswith(("she", "her")):
+            seen.add("f")
+        elif text in {"m", "male", "man", "boy"} or text.startswith(("he", "him")):
+            seen.add("m")
+    return seen.pop() if len(seen) == 1 else ""
+
+
+def _compatible(a: str, b: str) -> bool:
+    if a == b or (a in _PARTNER and b in _PARTNER):
+        return True
+    return b in _GENERAL.get(a, ()) or a in _GENERAL.get(b, ())
+
+
+def contradicts(roles_a: frozenset[str], roles_b: frozenset[str], gender_a: str = "",
+                gender_b: str = "") -> bool:
+    """Whether what the user said about two mentions says they are different people.
+
+    * known genders that differ;
+    * family or partner roles on both sides with no pair that fits (sister vs brother,
+      mother vs daughter; sibling fits sister);
+    * a family role on one side (not a partner: partners are often met at work) and only
+      social roles on the other (a sister vs a colleague).
+    Social roles never contradict each other (a colleague can be a friend)."""
+    if gender_a and gender_b and gender_a != gender_b:
+        return True
+    close_a, close_b = roles_a & (_KIN | _PARTNER), roles_b & (_KIN | _PARTNER)
+    if close_a and close_b:
+        return not any(_compatible(a, b) for a in close_a for b in close_b)
+    if (roles_a & _KIN) and not close_b and (roles_b & _SOCIAL):
+        return True
+    return bool((roles_b & _KIN) and not close_a and (roles_a & _SOCIAL))
