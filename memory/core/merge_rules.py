@@ -21,6 +21,7 @@ from memory.core.person_names import (
     contradicts,
     fold_accents,
     gender_of,
+    gendered_pair,
     name_group,
     parse_person,
     relate_first_names,
@@ -198,7 +199,12 @@ def _different_people(inc: PersonName, form: PersonName, threshold: float) -> bo
     unrelated first names (John Smith / Jane Smith, a relative). They are not even
     candidates for review. A surname one typo away (Johnson/Johnston) stays a candidate."""
     a, b = inc.words, form.words
-    if len(a) < 2 or len(b) < 2 or not all(w.isalpha() and w.isascii() for w in (*a, *b)):
+    if not all(w.isalpha() and w.isascii() for w in (*a, *b)):
+        return False
+    if len(a) == 1 and len(b) == 1:  # Daniel/Daniela, Simon/Simone: a gendered ending
+        short, long = sorted((a[0], b[0]), key=len)
+        return short != long and gendered_pair(short, long)
+    if len(a) < 2 or len(b) < 2:
         return False
     firsts_related = a[0] == b[0] or relate_first_names(a[0], b[0]) is not None
     if not firsts_related:

@@ -35,6 +35,7 @@ __all__ = [
     "contradicts",
     "fold_accents",
     "gender_of",
+    "gendered_pair",
     "name_group",
     "parse_person",
     "relate_first_names",
@@ -114,7 +115,7 @@ def _latin(word: str) -> bool:
     return word.isascii() and word.isalpha()
 
 
-def _gendered_pair(short: str, long: str) -> bool:
+def gendered_pair(short: str, long: str) -> bool:
     """Whether two names differ only by an ending that marks gender or number (Daniel/
     Daniela, Louis/Louise, Maria/Marie, Paul/Pauline, Andrea/Andreas)."""
     if short.rstrip(_VOWELS) == long.rstrip(_VOWELS):
@@ -146,7 +147,7 @@ def _spelling(a: str, b: str) -> bool:
     if not (_latin(a) and _latin(b)) or min(len(a), len(b)) < MIN_SPELLING or a[0] != b[0]:
         return False
     short, long = sorted((a, b), key=len)
-    if _gendered_pair(short, long) or _gendered_pair(long, short):
+    if gendered_pair(short, long) or gendered_pair(long, short):
         return False
     key = _skeleton(a)
     if key != _skeleton(b) or sum(c != "*" for c in key) < 3:
@@ -158,9 +159,9 @@ def _short_form(a: str, b: str) -> bool:
     short, long = sorted((a, b), key=len)
     if not (_latin(short) and _latin(long)) or len(short) < MIN_SHORT_FORM:
         return False
-    if not long.startswith(short) or len(long) - len(short) < 2:
+    if not long.startswith(short):
         return False
-    return not _gendered_pair(short, long)
+    return not gendered_pair(short, long)
 
 
 def relate_first_names(a: str, b: str) -> str | None:

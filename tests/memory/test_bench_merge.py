@@ -1,0 +1,85 @@
+"""``manage.py bench_merge``: replays labelled cases through the real Write path, scores
+them, leaves nothing behind, and refuses malformed files."""
+
+import json
+from io import StringIO
+
+import numpy as np
+import pytest
+from django.core.management import CommandError, call_command
+
+from memory import embedding
+from memory.models import Node
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+class HashEncoder:
+    name, dim = "hash-stand-in", 384
+
+    def encode(self, texts):
+        rows = [np.random.default_rng(sum(map(ord, t))).standard_normal(384) for t in texts]
+        return np.asarray(rows, dtype=np.float32)
+
+
+@pytest.fixture(autouse=True)
+def stand_in_encoder():
+    with embedding.use_encoder(HashEncoder()):
+        yield
+
+
+CASES = {"format": "pegasus-merge-cases/1", "cases": [
+    {"id": "right", "graph": [{"name": "Melanie"}],
+     "incoming": [{"name": "Mel", "expect": "merge:Melanie"}]},
+    {"id": "labelled-wrong-on-purpose", "graph": [{"name": "Elizabeth"}],
+     "incoming": [{"name": "Liz", "expect": "new"}]},
+    {"id": "miss-on-purpose", "graph": [{"name": "Stephen Hall"}],
+     "incoming": [{"name": "Steven", "expect": "merge:Stephen Hall"}]},
+    {"id": "held", "graph": [{"name": "Melanie"}, {"name": "Melissa"}],
+     "incoming": [{"name": "Mel", "expect": "held"}]},
+]}
+
+
+def run(tmp_path, data, *args):
+    path = tmp_path / "cases.json"
+    path.write_text(json.dumps(data))
+    out, err = StringIO(), StringIO()
+    call_command("bench_merge", str(path), *args, stdout=out, stderr=err)
+    return out.getvalue(), err.getvalue()
+
+
+def test_scores_wrong_merges_misses_and_holds(tmp_path):
+    out, err = run(tmp_path, CASES, "--json")
+    report = json.loads(out)
+    assert report["cases"] == 4 and report["entities"] == 4
+    assert (report["automatic_merges"], report["correct_merges"], report["wrong_merges"]) == (
+        2, 1, 1)
+    assert report["precision"] == 0.5 and report["recall"] == 0.5
+    assert [w["case"] for w in report["wrong"]] == ["labelled-wrong-on-purpose"]
+    assert [m["case"] for m in report["missed"]] == ["miss-on-purpose"]
+    assert report["held"] == 1 and report["with_candidate"] == 4
+    assert report["targets"]["wrong_merges"] is False
+    assert "4/4 cases" in err
+    assert not Node.objects.exists()  # every case was rolled back
+
+
+def test_text_report_lists_every_wrong_merge_and_miss(tmp_path):
+    out, _ = run(tmp_path, CASES)
+    assert "wrong 1 (MISSES target: 0)" in out
+    assert "[labelled-wrong-on-purpose] 'Liz' → merge:Elizabeth (expected new)" in out
+    assert "[miss-on-purpose] 'Steven' → new (expected merge:Stephen Hall)" in out
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        ({"cases": []}, "not a pegasus-merge-cases/1 file"),
+        ({"format": "pegasus-merge-cases/1", "cases": [{"id": "x", "graph": [],
+          "incoming": [{"name": "Mel", "expect": "merge:Melanie"}]}]}, "not in the graph"),
+        ({"format": "pegasus-merge-cases/1", "cases": [{"id": "x", "graph": [],
+          "incoming": [{"name": "Mel", "expect": "maybe"}]}]}, "needs expect"),
+    ],
+)
+def test_malformed_files_are_refused_with_the_reason(tmp_path, data, message):
+    with pytest.raises(CommandError, match=message):
+        run(tmp_path, data)

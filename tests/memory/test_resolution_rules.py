@@ -1,0 +1,197 @@
+"""How people are named (issue 21), through the real Write path (commit_batch) on a
+throwaway database: one test per rule, the contradiction guard, and the memory of pairs a
+person kept apart."""
+
+from datetime import UTC, datetime
+
+import numpy as np
+import pytest
+
+from memory import embedding
+from memory.models import MergeDecision, Node
+from memory.services import merge
+from memory.services.write import commit_batch
+
+pytestmark = pytest.mark.django_db
+
+T0 = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
+T1 = datetime(2026, 3, 2, 12, 0, tzinfo=UTC)
+ISSUE_GRAPH = ["Melanie", "Matt Patterson", "Caroline", "Jonathan Reyes", "Elizabeth",
+               "Alexander", "Samuel"]
+
+
+class HashEncoder:
+    """A deterministic stand-in for the sentence model: keys are synced, not under test."""
+
+    name, dim = "hash-stand-in", 384
+
+    def encode(self, texts):
+        rows = [np.random.default_rng(sum(map(ord, t))).standard_normal(384) for t in texts]
+        return np.asarray(rows, dtype=np.float32)
+
+
+@pytest.fixture(autouse=True)
+def stand_in_encoder():
+    with embedding.use_encoder(HashEncoder()):
+        yield
+
+
+def batch(*entities):
+    """entities: (name, kind, [self relation labels]) → a pegasus-batch/1."""
+    out, relations = [], []
+    for i, (name, kind, labels) in enumerate(entities):
+        out.append({"ref": f"e{i}", "kind": kind, "name": name, "confidence": 0.9})
+        relations += [{"source": "user", "relation": label, "target": f"e{i}",
+                       "snippet": f"my {label} {name}", "confidence": 0.9} for label in labels]
+    return {"format": "pegasus-batch/1", "entities": out, "relations": relations}
+
+
+def person(name, *labels):
+    return (name, "PERSON", list(labels))
+
+
+def seed(user, *entities):
+    commit_batch(user=user, batch=batch(*entities), now=T0)
+
+
+def write(user, *entities):
+    return commit_batch(user=user, batch=batch(*entities), now=T1)
+
+
+def merged_into(summary, name):
+    return next((m["into"], m["rule"]) for m in summary.merged if m["name"] == name)
+
+
+def held_names(summary):
+    return [h["name"] for h in summary.held]
+
+
+def test_the_issue_example_merges_every_name_rightly_and_nothing_wrongly(alice):
+    seed(alice, *(person(n) for n in ISSUE_GRAPH))
+    incoming = ["Liz", "Lizzie", "Alex", "Sam", "Matt", "Jonathan", "Mr. Patterson", "Mel",
+                "Jon", "Carolyn"]
+    summary = write(alice, *(person(n) for n in incoming))
+    into = {m["name"]: m["into"] for m in summary.merged}
+    assert into == {"Liz": "Elizabeth", "Lizzie": "Elizabeth", "Alex": "Alexander",
+                    "Sam": "Samuel", "Matt": "Matt Patterson", "Jonathan": "Jonathan Reyes",
+                    "Mr. Patterson": "Matt Patterson", "Mel": "Melanie",
+                    "Jon": "Jonathan Reyes", "Carolyn": "Caroline"}
+    assert summary.held == [] and summary.added_nodes == []
+    assert Node.objects.for_user(alice).filter(is_self=False).count() == len(ISSUE_GRAPH)
+    # Every non-trivial merge is a revertible decision.
+    assert MergeDecision.objects.for_user(alice).filter(status="merged").count() == 10
+
+
+def test_matt_merges_only_when_he_is_the_only_matt(alice):
+    seed(alice, *(person(n) for n in ISSUE_GRAPH), person("Matthew Jones"))
+    summary = write(alice, person("Matt"))
+    assert held_names(summary) == ["Matt"] and summary.merged == []
+    decision = MergeDecision.objects.for_user(alice).get(status="held")
+    assert {c["name"] for c in decision.candidates} == {"Matt Patterson", "Matthew Jones"}
+
+
+@pytest.mark.parametrize(
+    ("stored", "said", "into", "rule"),
+    [
+        ("William Hart", "Bill", "William Hart", "first-name"),  # nickname of a first name
+        ("Jonathan Reyes", "Jonathan", "Jonathan Reyes", "first-name"),
+        ("Dave", "David Miller", "Dave", "first-name"),  # a full name for a stored first name
+        ("Jonathan Reyes", "Dr Reyes", "Jonathan Reyes", "title"),
+        ("Joan Smith", "Mrs. Smith", "Joan Smith", "title"),
+        ("Melanie", "Mel", "Melanie", "short-form"),
+        ("Caroline", "Caro", "Caroline", "short-form"),
+        ("Caroline", "Carolyn", "Caroline", "spelling"),
+        ("Michael Brandt", "Micheal", "Michael Brandt", "first-name"),
+        ("Zoë", "Zoe", "Zoë", "spelling"),
+        ("José Garcia", "Jose", "José Garcia", "first-name"),
+    ],
+)
+def test_each_naming_rule_merges_a_unique_candidate(alice, stored, said, into, rule):
+    seed(alice, person(stored), person("Oliver Stone"))
+    summary = write(alice, person(said))
+    assert merged_into(summary, said)[0] == into
+    assert MergeDecision.objects.for_user(alice).get(status="merged").kept.name == into
+
+
+@pytest.mark.parametrize(
+    ("stored", "said"),
+    [
+        ("Daniela", "Daniel"),  # a gendered ending is another name
+        ("Pauline", "Paul"),
+        ("Мария", "Maria"),  # another script is never folded into Latin
+        ("王伟", "Wang Wei"),
+        ("Mark", "Mary"),  # short names one letter apart are different names
+        ("Matt Patterson", "Matt Smith"),  # same first name, another surname
+        ("Jane Smith", "John Smith"),  # a relative
+    ],
+)
+def test_different_people_with_similar_names_stay_apart_silently(alice, stored, said):
+    seed(alice, person(stored))
+    summary = write(alice, person(said))
+    assert summary.merged == [] and summary.held == []
+    assert said in summary.added_nodes
+
+
+def test_two_candidates_hold_for_review(alice):
+    seed(alice, person("Melanie"), person("Melissa"))
+    summary = write(alice, person("Mel"))
+    assert held_names(summary) == ["Mel"] and summary.merged == []
+
+
+def test_a_sister_is_not_merged_into_a_colleague(alice):
+    seed(alice, person("Melanie", "HAS_COLLEAGUE"))
+    summary = write(alice, person("Mel", "HAS_SISTER"))
+    assert summary.merged == [] and summary.held == [] and "Mel" in summary.added_nodes
+
+
+def test_the_same_role_does_not_contradict(alice):
+    seed(alice, person("Melanie", "HAS_SISTER"))
+    summary = write(alice, person("Mel", "HAS_SISTER"))
+    assert merged_into(summary, "Mel") == ("Melanie", "short-form")
+
+
+def test_a_gendered_role_contradicts_a_title(alice):
+    seed(alice, person("Peter Smith", "HAS_BROTHER"))
+    summary = write(alice, person("Mrs. Smith"))
+    assert summary.merged == [] and "Mrs. Smith" in summary.added_nodes
+
+
+def test_the_guard_narrows_a_hold_to_the_candidates_that_fit(alice):
+    seed(alice, person("Alexandra Stone", "HAS_SISTER"), person("Alexander Wolf", "HAS_BOSS"))
+    summary = write(alice, person("Alex", "HAS_SISTER"))
+    assert summary.held == [{"name": "Alex", "candidates": ["Alexandra Stone"]}]
+
+
+def test_same_name_of_a_catch_all_kind_is_held_not_silently_created(alice):
+    seed(alice, ("Biscuit", "OTHER", []))
+    summary = write(alice, person("Biscuit"))
+    decision = MergeDecision.objects.for_user(alice).get()
+    assert (decision.status, decision.rule) == ("held", "other-kind")
+    assert [c["name"] for c in decision.candidates] == ["Biscuit"]
+    assert held_names(summary) == ["Biscuit"]
+
+
+def test_a_pair_a_person_kept_apart_is_never_asked_again_nor_merged(alice, mod):
+    seed(alice, person("Matt Patterson"), person("Matthew Jones"))
+    write(alice, person("Matt"))
+    held = MergeDecision.objects.for_user(alice).get(status="held")
+    merge.keep_apart(user=alice, decision=held, by=alice, why="a different Matt", now=T1)
+
+    # Matthew Jones and the held Matt leave: Matt Patterson is now the only Matt, which
+    # would merge (see the last test) — but the user said "different".
+    Node.objects.for_user(alice).filter(name__in=["Matthew Jones", "Matt"]).delete()
+    summary = commit_batch(user=alice, batch=batch(person("Matt")), now=T1)
+    assert summary.merged == [] and summary.held == [] and "Matt" in summary.added_nodes
+    assert MergeDecision.objects.for_user(alice).filter(status="held").count() == 0
+
+
+def test_kept_apart_by_nobody_or_by_another_user_does_not_count(alice, bob):
+    # bob's settled pair says nothing about alice's graph.
+    for user in (alice, bob):
+        seed(user, person("Matt Patterson"), person("Matthew Jones"))
+        write(user, person("Matt"))
+    held = MergeDecision.objects.for_user(bob).get(status="held")
+    merge.keep_apart(user=bob, decision=held, by=bob, why="different", now=T1)
+    Node.objects.for_user(alice).filter(name__in=["Matthew Jones", "Matt"]).delete()
+    summary = write(alice, person("Matt"))
+    assert merged_into(summary, "Matt") == ("Matt Patterson", "first-name")
