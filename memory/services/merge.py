@@ -792,13 +792,10 @@ def _snapshot_edges(user, edges: list[Edge]) -> list[dict]:
     for edge_id, episode_id in (EdgeEpisode.objects.for_user(user).filter(edge_id__in=ids)
                                 .order_by("episode_id").values_list("edge_id", "episode_id")):
         episodes[edge_id].append(episode_id)
-    traversals: dict[int, list[dict]] = defaultdict(list)
-    for t in Traversal.objects.for_user(user).filter(edge_id__in=ids).order_by("id"):
-        traversals[t.edge_id].append({"id": t.pk, "conversation": t.conversation_id,
-                                      "crossed_at": _iso(t.crossed_at),
-                                      "applied_at": _iso(t.applied_at)})
-    return [{**_edge_row(e), "snippets": snippets[e.pk], "episodes": episodes[e.pk],
-             "traversals": traversals[e.pk]} for e in edges]
+    # Traversals hold edge ids, not keys, and ids are never reused: a restored edge is found
+    # again by the Reads that crossed it, so they need no snapshot.
+    return [{**_edge_row(e), "snippets": snippets[e.pk], "episodes": episodes[e.pk]}
+            for e in edges]
 
 
 def _collapse(user, keep: Node, remapped: list[Edge], orphans: list[Edge], dropped_ids: set[int],
@@ -1028,14 +1025,15 @@ def _recreate_edges(user, rows: list[dict]) -> None:
         EdgeEpisode(user_id=user.pk, edge_id=r["id"], episode_id=e)
         for r in rows for e in r["episodes"] if e in episodes
     ])
+    # Decisions recorded when a traversal was a row per edge carry those rows (deleted with
+    # the edge then): each comes back as a one-edge row of today's shape.
+    old = [(r["id"], t) for r in rows for t in r.get("traversals", ())]
     conversations = set(Conversation.objects.for_user(user).filter(
-        pk__in=[t["conversation"] for r in rows for t in r["traversals"]]
-    ).values_list("pk", flat=True))
+        pk__in=[t["conversation"] for _, t in old]).values_list("pk", flat=True))
     Traversal.objects.bulk_create([
-        Traversal(pk=t["id"], user_id=user.pk, edge_id=r["id"],
-                  conversation_id=t["conversation"],
+        Traversal(user_id=user.pk, edge_ids=[edge_id], conversation_id=t["conversation"],
                   crossed_at=_when(t["crossed_at"]), applied_at=_when(t["applied_at"]))
-        for r in rows for t in r["traversals"] if t["conversation"] in conversations
+        for edge_id, t in old if t["conversation"] in conversations
     ])
 
 

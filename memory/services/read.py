@@ -615,18 +615,20 @@ def _injection(cursor, user_id: int, snapshot: GraphSnapshot, strength: np.ndarr
 
 def _log_traversals(user_id: int, conversation_id: int, edge_ids: list[int],
                     now: datetime) -> None:
-    """One INSERT for the crossed edges (a Read on a large graph crosses thousands), once per
-    conversation and edge: an edge already logged in the conversation keeps its first row,
-    and an edge deleted since the Read (a concurrent merge) is skipped."""
+    """One row for the turn: the crossed edges' ids as one array (a Read on a large graph
+    crosses thousands; a row each made this the costliest write of a turn). Ids are taken as
+    the Read found them; the Write applies only ids of the user's edges that still exist, each
+    edge once per conversation (``write._apply_traversals``)."""
+    ids = sorted({int(i) for i in edge_ids})
+    if not ids:
+        return
     with connection.cursor() as cursor:
         cursor.execute(
             f"""
-            INSERT INTO {Traversal._meta.db_table} (user_id, conversation_id, edge_id, crossed_at)
-            SELECT %s, %s, e.id, %s FROM {Edge._meta.db_table} e
-            WHERE e.user_id = %s AND e.id = ANY(%s::bigint[])
-            ON CONFLICT (conversation_id, edge_id) DO NOTHING
+            INSERT INTO {Traversal._meta.db_table} (user_id, conversation_id, edge_ids, crossed_at)
+            VALUES (%s, %s, %s::bigint[], %s)
             """,
-            [user_id, conversation_id, now, user_id, _id_array(edge_ids)],
+            [user_id, conversation_id, _id_array(ids), now],
         )
 
 

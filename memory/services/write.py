@@ -539,13 +539,24 @@ def _apply_traversals(user, conversation, reobserved: set[int], now: datetime,
                       summary: WriteSummary) -> None:
     """Reinforce the edges the conversation's Reads crossed, once each, except those already
     reinforced by re-observation in this batch (SPEC §5.4: each edge once per conversation);
-    mark every pending row applied so a second Write of the conversation skips them."""
-    pending = Traversal.objects.for_user(user).filter(conversation=conversation,
-                                                      applied_at__isnull=True)
-    edge_ids = set(pending.values_list("edge_id", flat=True)) - reobserved
-    if edge_ids:
-        reinforcement.reinforce_edges(user_id=user.pk, edge_ids=edge_ids, now=now)
-        for edge in (Edge.objects.for_user(user).filter(pk__in=edge_ids)
-                     .select_related("source", "target").order_by("id")):
+    mark every pending row applied so a second Write of the conversation skips them.
+
+    Each row holds one turn's crossed edge ids: an edge crossed in several turns is reinforced
+    once, an edge already applied by an earlier Write of the conversation is not again, and an
+    id whose edge no longer exists (forgotten, merged away) or is not the user's is skipped."""
+    rows = Traversal.objects.for_user(user).filter(conversation=conversation)
+    pending = rows.filter(applied_at__isnull=True)
+    crossed: set[int] = set()
+    for ids in pending.values_list("edge_ids", flat=True):
+        crossed.update(ids)
+    if crossed:
+        for ids in rows.filter(applied_at__isnull=False).values_list("edge_ids", flat=True):
+            crossed.difference_update(ids)
+    crossed -= reobserved
+    edges = (list(Edge.objects.for_user(user).filter(pk__in=crossed)
+                  .select_related("source", "target").order_by("id")) if crossed else [])
+    if edges:
+        reinforcement.reinforce_edges(user_id=user.pk, edge_ids=[e.pk for e in edges], now=now)
+        for edge in edges:
             summary.crossed.append(_line(edge.source, edge.relation, edge.target))
     pending.update(applied_at=now)

@@ -55,7 +55,7 @@ async def test_a_frame_carries_the_most_similar_seeds_and_counts_the_rest(
     similarities = [s["similarity"] for s in record["seeds"]]
     assert min(similarities) >= 0.30
     crossed = len(record["crossed_edges"]) + record["omitted"]["crossed_edges"]
-    logged = await sync_to_async(Traversal.objects.filter(conversation=conversation).count)()
-    assert logged == crossed > RECORD_LIST_LIMIT
+    logged = await sync_to_async(Traversal.objects.get)(conversation=conversation)
+    assert len(logged.edge_ids) == crossed > RECORD_LIST_LIMIT
     stored = await sync_to_async(Message.objects.get)(role="assistant")
     assert stored.recall["omitted"] == record["omitted"]

@@ -102,7 +102,7 @@ def test_the_offline_extractor_end_to_end_builds_the_graph_and_applies_traversal
     crossed = Edge.objects.create(user=alice, source=me, relation="HAS_SISTER", target=anna,
                                   strength_at_touch=50, stability="stable",
                                   last_touched_at=START - timedelta(days=10), created_at=START)
-    Traversal.objects.create(user=alice, conversation=conversation, edge=crossed,
+    Traversal.objects.create(user=alice, conversation=conversation, edge_ids=[crossed.pk],
                              crossed_at=START)
     episode = schedule_extraction(user=alice, conversation=conversation, now=NOW)
 

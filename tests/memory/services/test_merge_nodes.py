@@ -116,9 +116,10 @@ def graph(alice):
     lives_old = make_edge(alice, billy, "LIVES_IN", paris)
     Edge.objects.filter(pk=lives_old.pk).update(superseded_by=lives_new)
     conversation = Conversation.objects.create(user=alice, started_at=NOW)
-    Traversal.objects.create(user=alice, conversation=conversation, edge=knows, crossed_at=NOW)
-    Traversal.objects.create(user=alice, conversation=conversation, edge=works, crossed_at=NOW,
-                             applied_at=NOW)
+    Traversal.objects.create(user=alice, conversation=conversation, edge_ids=[knows.pk],
+                             crossed_at=NOW)
+    Traversal.objects.create(user=alice, conversation=conversation, edge_ids=[works.pk],
+                             crossed_at=NOW, applied_at=NOW)
     earlier = MergeDecision.objects.create(user=alice, status="merged", kind="PERSON",
                                            rule="alias", proposed={"name": "B"}, kept=billy,
                                            created_at=NOW)
@@ -148,7 +149,9 @@ def test_merge_nodes_moves_everything_onto_keep(alice, graph, mod):
                                                                    graph["e2"].pk}
     # The edges between the two became self-relations: dropped, with what hung off them.
     assert not Edge.objects.filter(pk__in=[graph["knows"].pk, graph["brother_b"].pk]).exists()
-    assert not Traversal.objects.filter(edge_id=graph["knows"].pk).exists()
+    # The crossing stays logged by id (ids are never reused); a Write skips it while the edge
+    # is gone.
+    assert Traversal.objects.filter(edge_ids__contains=[graph["knows"].pk]).count() == 1
     # What brother_b superseded is live again (its successor is gone).
     graph["brother_j"].refresh_from_db()
     assert graph["brother_j"].superseded_by is None
@@ -177,7 +180,7 @@ def test_merge_nodes_moves_everything_onto_keep(alice, graph, mod):
                                                                  graph["brother_b"].pk}
     knows_row = next(d for d in decision.moved["dropped_edges"] if d["id"] == graph["knows"].pk)
     assert knows_row["snippets"][0]["text"] == "Billy knows William"
-    assert len(knows_row["traversals"]) == 1
+    assert "traversals" not in knows_row
     assert decision.log[0]["by"] == "mod" and decision.log[0]["why"] == "same person"
 
 
@@ -196,10 +199,30 @@ def test_merge_then_revert_leaves_the_exported_graph_identical(alice, graph, mod
     assert keys_of(alice) == keys_before
     assert reverted.status == "reverted"
     assert [entry["action"] for entry in reverted.log] == ["merged", "reverted"]
-    assert Traversal.objects.filter(edge_id=graph["knows"].pk).count() == 1
+    assert Traversal.objects.filter(edge_ids__contains=[graph["knows"].pk]).count() == 1
     graph["earlier"].refresh_from_db()
     assert graph["earlier"].kept_id == graph["billy"].pk
     assert Snippet.objects.for_user(alice).filter(edge_id=graph["knows"].pk).count() == 1
+
+
+def test_revert_of_a_decision_recorded_with_per_edge_traversals_logs_them_again(alice, graph):
+    # Decisions recorded when a traversal was one row per edge carry those rows (they were
+    # deleted with the edge); a revert logs each again, in today's shape.
+    Traversal.objects.for_user(alice).delete()
+    decision = merge_nodes(user=alice, keep=graph["william"], absorb=graph["billy"],
+                           reason="same person", now=LATER)
+    conversation = Conversation.objects.for_user(alice).get()
+    for row in decision.moved["dropped_edges"]:
+        if row["id"] == graph["knows"].pk:
+            row["traversals"] = [{"id": 999, "conversation": conversation.pk,
+                                  "crossed_at": NOW.isoformat(), "applied_at": None}]
+    decision.save(update_fields=["moved"])
+
+    revert_merge(user=alice, decision=decision, now=LATER)
+
+    restored = Traversal.objects.for_user(alice).get()
+    assert (restored.edge_ids, restored.conversation, restored.crossed_at,
+            restored.applied_at) == ([graph["knows"].pk], conversation, NOW, None)
 
 
 def test_revert_restores_a_survivor_that_was_the_weaker_edge(alice, graph, mod):

@@ -140,7 +140,7 @@ def test_logging_traversals_adds_one_query(alice, django_assert_max_num_queries,
         record = recall(user=alice, message=made[1].name, now=NOW, conversation=conversation)
 
     assert record.crossed_edges
-    assert Traversal.objects.for_user(alice).count() == len(record.crossed_edges)
+    assert Traversal.objects.for_user(alice).get().edge_ids == sorted(record.crossed_edges)
 
 
 def test_a_read_changes_nothing_but_its_conversations_traversals(alice, bob):
@@ -161,21 +161,24 @@ def test_a_read_changes_nothing_but_its_conversations_traversals(alice, bob):
     assert snapshot(bob) == bobs
 
 
-def test_crossed_edges_are_logged_once_per_conversation(alice):
+def test_crossed_edges_are_logged_as_one_row_per_turn(alice):
     made = build_graph(alice, nodes=40, edges=60, hub_degree=15)
     first = Conversation.objects.create(user=alice, started_at=NOW)
     second = Conversation.objects.create(user=alice, started_at=NOW)
     message = made[1].name
 
     record = recall(user=alice, message=message, now=NOW, conversation=first)
-    recall(user=alice, message=message, now=NOW + timedelta(minutes=1), conversation=first)
+    later = NOW + timedelta(minutes=1)
+    recall(user=alice, message=message, now=later, conversation=first)
     recall(user=alice, message=message, now=NOW + timedelta(minutes=2), conversation=second)
 
     logged = Traversal.objects.for_user(alice)
-    assert sorted(logged.filter(conversation=first).values_list("edge_id", flat=True)) == \
-        record.crossed_edges
-    assert set(logged.filter(conversation=first).values_list("crossed_at", flat=True)) == {NOW}
-    assert logged.filter(conversation=second).count() == len(record.crossed_edges)
+    # Each turn is one row of the crossed ids in order; the Write reinforces each edge once
+    # per conversation however many turns crossed it (tests/memory/services/test_traversals.py).
+    assert list(logged.filter(conversation=first).order_by("crossed_at")
+                .values_list("crossed_at", "edge_ids")) == [(NOW, record.crossed_edges),
+                                                            (later, record.crossed_edges)]
+    assert logged.get(conversation=second).edge_ids == record.crossed_edges
     assert logged.filter(applied_at__isnull=False).count() == 0
 
 
