@@ -17,11 +17,14 @@ from rapidfuzz.distance import Levenshtein
 from memory.core.cleaning import SELF_PLACEHOLDERS, normalise_name
 from memory.core.person_names import (
     SPELLING,
+    VARIANT,
     PersonName,
     contradicts,
     fold_accents,
     gender_of,
     gendered_pair,
+    loosely_related,
+    name_gender,
     name_group,
     parse_person,
     relate_first_names,
@@ -57,6 +60,15 @@ HOLD = "hold"
 NEW = "new"
 
 _WORD = re.compile(r"[^\W_]+")
+# Legal forms an organisation's name is written with, each abbreviation with its full form:
+# "Acme Corp" and "Acme Corporation" are one company; "Acme Inc" and "Acme Ltd" may be two.
+_LEGAL_FORMS = {
+    "corp": "corporation", "corporation": "corporation", "inc": "incorporated",
+    "incorporated": "incorporated", "co": "company", "company": "company", "ltd": "limited",
+    "limited": "limited", "llc": "llc", "plc": "plc", "gmbh": "gmbh", "ag": "ag", "sa": "sa",
+    "sarl": "sarl", "srl": "srl", "spa": "spa", "bv": "bv", "nv": "nv", "oy": "oy",
+    "ab": "ab", "pty": "pty", "lp": "lp", "llp": "llp", "kg": "kg",
+}
 
 
 @dataclass(frozen=True)
@@ -159,7 +171,8 @@ def _verdict(
 
 
 # Person rules, strongest first: a merge or hold names the strongest rule that matched.
-_PERSON_RANK = {"nickname": 0, "title": 1, "first-name": 2, "spelling": 3, "short-form": 4}
+_PERSON_RANK = {"nickname": 0, "title": 1, "first-name": 2, "spelling": 3, "short-form": 4,
+                "pet-form": 5, "variant": 6}
 
 
 def _person_match(inc: PersonName, form: PersonName) -> str | None:
@@ -212,11 +225,35 @@ def _different_people(inc: PersonName, form: PersonName, threshold: float) -> bo
     return Levenshtein.normalized_similarity(a[-1], b[-1]) <= threshold
 
 
+def _reading(inc: PersonName, form: PersonName) -> bool:
+    """Whether a stored name is a plausible reading of the incoming one under the loosest
+    rules (``person_names.loosely_related`` on the first names, the rest of the words not
+    in conflict). Titles are about surnames and are left to the title rule."""
+    a, b = inc.words, form.words
+    if not a or not b or inc.title or form.title:
+        return False
+    if len(a) > 1 and len(b) > 1 and a[1:] != b[1:]:
+        return False
+    return loosely_related(a[0], b[0])
+
+
+def _title_in_doubt(inc: PersonName, inc_gender: str, node: StoredNode) -> bool:
+    """A gendered title ("Mr. Brown") matched by surname to a node the graph knows no gender
+    of, but whose first name the first-name lists give to the other gender (Lucy Brown)."""
+    if not (inc.title and inc_gender) or _node_gender(node):
+        return False
+    firsts = {parse_person(f).first for f in _forms(node) if len(parse_person(f).words) >= 2}
+    return any(name_gender(first) not in ("", inc_gender) for first in firsts)
+
+
 def _person_verdict(new: str, same_kind: Sequence[StoredNode],
                     mention: Mention) -> MergeVerdict | None:
     """Rules 3a–3e (PERSON): every node one of ``_person_match``'s reasons links to the new
-    name is a candidate. Exactly one, and nothing the user said contradicts it → merge.
-    Several → hold among those not contradicted. Only contradicted ones → a new node."""
+    name is a candidate. Exactly one, and nothing the user said contradicts it → merge —
+    unless it is in doubt: a "variant" of the name (held), a gendered title against a first
+    name of the other gender (held), or a near-tie: another node, not contradicted, that is
+    a plausible reading of the name under the loosest rules (held with it). Several → hold
+    among those not contradicted. Only contradicted ones → a new node."""
     inc = parse_person(new)
     inc_gender = mention.gender or gender_of_titles([inc.title])
     found: dict[int, str] = {}
@@ -233,17 +270,31 @@ def _person_verdict(new: str, same_kind: Sequence[StoredNode],
         return None
     by_id = {n.id: n for n in same_kind}
     rule = min(found.values(), key=_PERSON_RANK.__getitem__)
-    fitting = [
-        i for i in found
-        if not contradicts(mention.roles, by_id[i].roles, inc_gender, _node_gender(by_id[i]))
-    ]
+
+    def fits(node: StoredNode) -> bool:
+        return not contradicts(mention.roles, node.roles, inc_gender, _node_gender(node))
+
+    fitting = [i for i in found if fits(by_id[i])]
     if not fitting:
         return _verdict(NEW, list(found), "contradiction", dict.fromkeys(found, 1.0))
     scores = {i: (1.0 if found[i] != SPELLING else _best_similarity(new, by_id[i]))
               for i in fitting}
-    if len(found) == 1:
-        return _verdict(MERGE, fitting, rule, scores)
-    return _verdict(HOLD, fitting, f"{rule}-ambiguous", scores)
+    if len(found) > 1:
+        return _verdict(HOLD, fitting, f"{rule}-ambiguous", scores)
+    only = by_id[fitting[0]]
+    if rule == VARIANT:
+        return _verdict(HOLD, fitting, VARIANT, scores)
+    if rule == "title" and _title_in_doubt(inc, inc_gender, only):
+        return _verdict(HOLD, fitting, "title-gender", scores)
+    if rule != "title":
+        near = [n for n in same_kind
+                if n.id != only.id and not n.is_self and fits(n)
+                and any(_reading(inc, parse_person(f)) for f in _forms(n))]
+        if near:
+            scores.update({n.id: _best_similarity(new, n) for n in near})
+            return _verdict(HOLD, [only.id, *(n.id for n in near)], f"{rule}-near-tie",
+                            scores)
+    return _verdict(MERGE, fitting, rule, scores)
 
 
 def gender_of_titles(titles: Iterable[str]) -> str:
@@ -253,6 +304,17 @@ def gender_of_titles(titles: Iterable[str]) -> str:
 
 def _node_gender(node: StoredNode) -> str:
     return node.gender or gender_of_titles(parse_person(f).title for f in _forms(node))
+
+
+def _legal_form(norm: str) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
+    """An organisation's name split into its core words and its trailing legal forms written
+    out in full ("Acme Corp." → (("acme",), ("corporation",))), or None without a legal form
+    or without a core."""
+    words = _WORD.findall(fold_accents(norm))
+    forms: list[str] = []
+    while len(words) > 1 and words[-1] in _LEGAL_FORMS:
+        forms.insert(0, _LEGAL_FORMS[words.pop()])
+    return (tuple(words), tuple(forms)) if forms else None
 
 
 def _one_or_several(ids: Sequence[int], rule: str) -> MergeVerdict:
@@ -286,10 +348,14 @@ def decide_merge(
          of several → hold ("alias-ambiguous");
       2b. the same name once accents are removed (Zoë/Zoe) → merge ("spelling"), several
          → hold;
+      2c. ORG only: the same name with the same legal form written another way (Acme Corp /
+         Acme Corporation) → merge ("legal-form"), several → hold;
       3. PERSON only (``_person_verdict``): nickname, title + surname, first name of a
-         full name, respelling, clipped form — exactly one candidate that nothing
-         contradicts → merge under that rule; several → hold ("<rule>-ambiguous"); only
-         contradicted ones → new ("contradiction");
+         full name, respelling, clipped or pet form — exactly one candidate that nothing
+         contradicts → merge under that rule; several → hold ("<rule>-ambiguous"); a
+         variant of the name ("variant"), a gendered title against a first name of the
+         other gender ("title-gender") or another plausible reading ("<rule>-near-tie")
+         → hold; only contradicted ones → new ("contradiction");
       4. the same name (or alias) on a non-provisional node of another kind, when either
          kind is a catch-all (OTHER, THING) → hold ("other-kind"), never a silent twin;
       5. candidates for review ("similar"): similarity > threshold, or one name's
@@ -332,6 +398,13 @@ def decide_merge(
     accents = [n.id for n in same_kind if any(fold_accents(f) == folded for f in _forms(n))]
     if accents:
         return _one_or_several(accents, SPELLING)
+
+    if kind == "ORG":
+        wanted = _legal_form(new)
+        same_company = [n.id for n in same_kind
+                        if wanted and any(_legal_form(f) == wanted for f in _forms(n))]
+        if same_company:
+            return _one_or_several(same_company, "legal-form")
 
     # Nicknames, titles and first names are facts about people; applied to an ORG or a
     # PLACE ("Will Street") they would only manufacture wrong merges.

@@ -8,12 +8,21 @@ relation between two spellings of a first name says *why* they may be one person
 * ``spelling`` — the same name written differently: accents (Zoë/Zoe, José/Jose) or a
   small misspelling (Carolyn/Caroline, Jonathon/Jonathan, Micheal/Michael);
 * ``short-form`` — a clipped form by prefix that the table does not list (Mel/Melanie,
-  Caro/Caroline).
+  Caro/Caroline);
+* ``pet-form`` — a clipped form with a diminutive ending, which is no prefix (Gabi/Gabriela,
+  Rosie/Rosalind, Mags/Magdalena, Katie/Kate, Gracie/Grace), or a clipped form of one of
+  the table's nicknames of the name (Mags → Maggie → Margaret);
+* ``variant`` — the table links two full forms of a name, neither shorter than the other
+  (Sophia/Sophie, Helen/Elena): the same name in another language, or two names. A variant
+  is a reason to ask, never to merge.
 
 The guards are just as important: a name's ending carries gender in many languages
 (Daniel/Daniela, Louis/Louise, Paul/Pauline, Christian/Christina), so two names that differ
-only there are never one person's; what the user said about someone (sister, colleague,
-"Mr.") can contradict a candidate (``contradicts``).
+only there are never one person's — unless the first-name lists below say both are given to
+the same gender (Isabel/Isabelle); a table link between names the lists give to different
+genders (Louis/Louise) is no evidence; what the user said about someone (sister, colleague,
+"Mr.") can contradict a candidate (``contradicts``). ``loosely_related`` is the widest
+reading of all of these: another stored name it relates to makes a match a near-tie.
 """
 
 from __future__ import annotations
@@ -23,19 +32,24 @@ import unicodedata
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
+from pathlib import Path
 
 from nicknames import NickNamer
 from rapidfuzz.distance import OSA
 
 __all__ = [
     "NICKNAME",
+    "PET_FORM",
     "SHORT_FORM",
     "SPELLING",
+    "VARIANT",
     "PersonName",
     "contradicts",
     "fold_accents",
     "gender_of",
     "gendered_pair",
+    "loosely_related",
+    "name_gender",
     "name_group",
     "parse_person",
     "relate_first_names",
@@ -45,6 +59,8 @@ __all__ = [
 NICKNAME = "nickname"
 SPELLING = "spelling"
 SHORT_FORM = "short-form"
+PET_FORM = "pet-form"
+VARIANT = "variant"
 
 _WORD = re.compile(r"[^\W_]+")
 # Titles said before a surname ("Mr. Patterson", "Dr Reyes") or a full name ("Dr. Jonathan
@@ -60,6 +76,16 @@ _GENDERED_ENDINGS = frozenset({"a", "e", "ia", "ie", "ine", "ina", "ette", "elle
 _VOWELS = "aeiouy"
 MIN_SHORT_FORM = 3
 MIN_SPELLING = 4
+# Diminutive endings put on a clipped name (Gab-i, Ros-ie, Mag-s, Kat-ie, Bets-y).
+_DIMINUTIVE_ENDINGS = ("ie", "y", "i", "s")
+# Latin letters that NFKD leaves whole (no combining mark to drop), as they are typed
+# without them: Søren → Soren, Æsa → Aesa, Strauß → Strauss, Łukasz → Lukasz.
+_UNDECOMPOSED = str.maketrans({
+    "ø": "o", "Ø": "O", "æ": "ae", "Æ": "Ae", "œ": "oe", "Œ": "Oe", "ß": "ss", "ẞ": "SS",
+    "ł": "l", "Ł": "L", "đ": "d", "Đ": "D", "ð": "d", "Ð": "D", "þ": "th", "Þ": "Th",
+    "ı": "i", "ħ": "h", "Ħ": "H", "ŧ": "t", "Ŧ": "T", "ŋ": "n", "Ŋ": "N",
+})
+_GENDER_FILE = Path(__file__).with_name("first_name_genders.txt")
 
 
 @lru_cache(maxsize=1)
@@ -82,7 +108,40 @@ def fold_accents(text: str) -> str:
     "josé" → "jose". Letters of other scripts stay in their script ("мария" stays
     Cyrillic), so a Cyrillic or CJK name never becomes a Latin one."""
     decomposed = unicodedata.normalize("NFKD", text)
-    return "".join(c for c in decomposed if not unicodedata.combining(c))
+    return "".join(c for c in decomposed if not unicodedata.combining(c)).translate(_UNDECOMPOSED)
+
+
+@lru_cache(maxsize=1)
+def _name_genders() -> dict[str, str]:
+    genders: dict[str, str] = {}
+    tag = ""
+    for line in _GENDER_FILE.read_text(encoding="utf-8").splitlines():
+        if line.startswith("#") or not line.strip():
+            continue
+        if line.startswith("["):
+            tag = line.strip("[] \n")
+            continue
+        genders.update(dict.fromkeys(line.split(), tag))
+    return genders
+
+
+def name_gender(first_name: str) -> str:
+    """The gender a (folded, lower-case) first name suggests: "f" or "m" when the bundled
+    lists (``first_name_genders.txt``, from Faker's census-based first-name lists of 80-odd
+    locales) give it to one gender only, "" when to both or unknown. A suggestion, not a
+    fact: it only holds a merge for review or vetoes a link between two names, it never
+    contradicts what the graph says about a person."""
+    return _name_genders().get(first_name, "")
+
+
+def _genders_differ(a: str, b: str) -> bool:
+    ga, gb = name_gender(a), name_gender(b)
+    return bool(ga and gb and ga != gb)
+
+
+def _same_gender(a: str, b: str) -> bool:
+    ga = name_gender(a)
+    return bool(ga) and ga == name_gender(b)
 
 
 @dataclass(frozen=True)
@@ -129,6 +188,8 @@ def _skeleton(word: str) -> str:
     dropped, a final "e" dropped, "y" read as a vowel ("carolyn", "caroline" → "c*r*l*n")."""
     if word.endswith("e") and len(word) > 3:
         word = word[:-1]
+    # "ph" and "v" sound as "f" does (Stephan/Stefan, Stephen/Steven).
+    word = word[0] + word[1:].replace("ph", "f").replace("v", "f")
     out: list[str] = [word[0]]
     last = len(word) - 1
     for i in range(1, len(word)):
@@ -147,7 +208,9 @@ def _spelling(a: str, b: str) -> bool:
     if not (_latin(a) and _latin(b)) or min(len(a), len(b)) < MIN_SPELLING or a[0] != b[0]:
         return False
     short, long = sorted((a, b), key=len)
-    if gendered_pair(short, long) or gendered_pair(long, short):
+    if _genders_differ(a, b):
+        return False
+    if (gendered_pair(short, long) or gendered_pair(long, short)) and not _same_gender(a, b):
         return False
     key = _skeleton(a)
     if key != _skeleton(b) or sum(c != "*" for c in key) < 3:
@@ -164,19 +227,84 @@ def _short_form(a: str, b: str) -> bool:
     return not gendered_pair(short, long)
 
 
+def _pet_form(a: str, b: str) -> bool:
+    """One name is a clipped form of the other plus a diminutive ending, and not a prefix of
+    it (Gabi/Gabriela, Rosie/Rosalind, Katie/Kate): the clipped stem keeps three letters or
+    more, and the lists do not give the two names to different genders (Ross/Rosa,
+    Tony/Tonya, Hans/Hannah are other people)."""
+    if not (_latin(a) and _latin(b)) or _genders_differ(a, b):
+        return False
+    if len(a) == len(b):
+        return False  # Maria/Marie, Georgia/Georgie: two forms of a name, not a pet form
+    for pet, full in ((a, b), (b, a)):
+        if full.startswith(pet):
+            continue  # a plain prefix: the short-form rule and its guards decide
+        for ending in _DIMINUTIVE_ENDINGS:
+            stem = pet[: -len(ending)]
+            if (pet.endswith(ending) and len(stem) >= MIN_SHORT_FORM
+                    and full.startswith(stem) and len(full) > len(stem)):
+                return True
+    return False
+
+
 def relate_first_names(a: str, b: str) -> str | None:
     """Why two different (folded, lower-case) first names may name one person: "nickname",
-    "spelling" or "short-form" — or None. Identical names return None (the caller
-    handles equality)."""
+    "variant", "spelling", "short-form" or "pet-form" — or None. Identical names return
+    None (the caller handles equality).
+
+    A link of the nickname table counts as a nickname only when one name is shorter than
+    the other (Liz/Elizabeth, Annie/Anne); two names of the same length are two full forms
+    ("variant": Sophia/Sophie, Helen/Elena), and a link between names the first-name lists
+    give to different genders is no evidence (Louis/Louise, listed as one group)."""
     if a == b or not a or not b:
         return None
-    if a in name_group(b) or b in name_group(a):
-        return NICKNAME
+    if (a in name_group(b) or b in name_group(a)) and not _genders_differ(a, b):
+        if len(a) != len(b):
+            return NICKNAME
+        return SPELLING if _spelling(a, b) else VARIANT
     if _spelling(a, b):
         return SPELLING
     if _short_form(a, b):
         return SHORT_FORM
+    if _pet_form(a, b) or _clipped_nickname(a, b) or _clipped_nickname(b, a):
+        return PET_FORM
     return None
+
+
+def _clipped_nickname(clipped: str, full: str) -> bool:
+    """A clipped or pet form, shorter still, of one of the full name's (shorter) table
+    nicknames: Mags is Maggie's, and Maggie is Margaret's. The lists must not give the two
+    names to different genders (Ron is no clipped Ronnie, so no Veronica)."""
+    if not (_latin(clipped) and _latin(full)) or _genders_differ(clipped, full):
+        return False
+    return any(len(clipped) < len(nick) < len(full)
+               and (_pet_form(clipped, nick) or _short_form(clipped, nick))
+               for nick in _nicknamer().nicknames_of(full))
+
+
+def loosely_related(a: str, b: str) -> bool:
+    """Whether a stored first name ``b`` is a plausible reading of ``a`` under any loose rule,
+    read as widely as it can be: any relation above, a shared nickname group (Liz and Eliza
+    are both Elizabeth's), a prefix whatever the ending (Alex/Alexandra), or one edit apart
+    (two for names of five letters or more: Carolyn/Carolina, Zoe/Zoey). Used to find
+    near-ties, where it is better to ask than to pick; names the first-name lists give to
+    different genders are not readings of each other."""
+    if a == b:
+        return True
+    if not a or not b or _genders_differ(a, b):
+        return False
+    if relate_first_names(a, b) is not None:
+        return True
+    if not (_latin(a) and _latin(b)):
+        return False
+    if name_group(a) & name_group(b):
+        return True
+    short, long = sorted((a, b), key=len)
+    if len(short) < MIN_SHORT_FORM or a[0] != b[0]:
+        return False
+    if long.startswith(short):
+        return True
+    return OSA.distance(a, b) <= (2 if len(short) >= 5 else 1)
 
 
 # --- what the user said about someone ---------------------------------------------------------

@@ -195,3 +195,126 @@ def test_kept_apart_by_nobody_or_by_another_user_does_not_count(alice, bob):
     Node.objects.for_user(alice).filter(name__in=["Matthew Jones", "Matt"]).delete()
     summary = write(alice, person("Matt"))
     assert merged_into(summary, "Matt") == ("Matt Patterson", "first-name")
+
+
+# --- near-ties, variants, gendered titles (no wrong merge) -----------------------------------
+
+
+@pytest.mark.parametrize(
+    ("stored", "said"),
+    [
+        (["Elizabeth", "Eliza Doolittle"], "Liz"),  # Liz and Eliza are both Elizabeth's
+        (["Caroline", "Carolina Mendes"], "Carolyn"),  # a respelling of either
+        (["Zoe Adams", "Zoey Bell"], "Zoë"),  # the same first name, and one edit from it
+    ],
+)
+def test_a_near_tie_is_held_with_both_readings(alice, stored, said):
+    seed(alice, *(person(n) for n in stored))
+    summary = write(alice, person(said))
+    assert summary.merged == [] and held_names(summary) == [said]
+    decision = MergeDecision.objects.for_user(alice).get(status="held")
+    assert {c["name"] for c in decision.candidates} == set(stored)
+    assert decision.rule.endswith("-near-tie")
+
+
+def test_a_near_tie_that_the_user_contradicts_does_not_hold(alice):
+    # The only other reading is a colleague: Liz, the user's sister, is Elizabeth.
+    seed(alice, person("Elizabeth", "HAS_SISTER"), person("Eliza Doolittle", "HAS_COLLEAGUE"))
+    summary = write(alice, person("Liz", "HAS_SISTER"))
+    assert merged_into(summary, "Liz") == ("Elizabeth", "nickname")
+
+
+def test_a_name_unrelated_to_the_other_node_still_merges(alice):
+    seed(alice, person("Michael Scott"), person("Mikaela Shiffrin"))
+    summary = write(alice, person("Mike"))
+    assert merged_into(summary, "Mike")[0] == "Michael Scott"
+
+
+@pytest.mark.parametrize(
+    ("stored", "said"),
+    [("Elena Petrova", "Helen"), ("Sophie Turner", "Sophia")],  # two full forms in the table
+)
+def test_a_variant_of_a_name_is_asked_never_merged(alice, stored, said):
+    seed(alice, person(stored))
+    summary = write(alice, person(said))
+    assert summary.merged == [] and held_names(summary) == [said]
+    assert MergeDecision.objects.for_user(alice).get(status="held").rule == "variant"
+
+
+def test_a_table_link_across_genders_is_no_evidence(alice):
+    # The nickname table lists Louise as a nickname of Louis.
+    seed(alice, person("Louise"))
+    summary = write(alice, person("Louis"))
+    assert summary.merged == [] and summary.held == [] and "Louis" in summary.added_nodes
+
+
+def test_a_gendered_title_against_a_first_name_of_the_other_gender_is_held(alice):
+    seed(alice, person("Lucy Brown"))
+    summary = write(alice, person("Mr. Brown"))
+    assert summary.merged == [] and held_names(summary) == ["Mr. Brown"]
+    assert MergeDecision.objects.for_user(alice).get(status="held").rule == "title-gender"
+
+
+def test_a_gendered_title_that_fits_the_first_name_merges(alice):
+    seed(alice, person("Lucy Brown"), person("Oliver Stone"))
+    summary = write(alice, person("Mrs. Brown"))
+    assert merged_into(summary, "Mrs. Brown") == ("Lucy Brown", "title")
+
+
+# --- fewer misses --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("stored", "said", "rule"),
+    [
+        ("Gabriela Souza", "Gabi", "pet-form"),  # clipped + diminutive, no prefix
+        ("Rosalind", "Rosie", "pet-form"),
+        ("Kate", "Katie", "pet-form"),
+        ("Grace", "Gracie", "pet-form"),
+        ("Margaret", "Mags", "pet-form"),  # clipped Maggie, a table nickname of Margaret
+        ("Stephan", "Stefan", "spelling"),  # ph sounds as f
+        ("Stephen Hall", "Steven", "spelling"),  # and so does v
+        ("Isabelle", "Isabel", "spelling"),  # an ending both lists give to women
+        ("Søren Larsen", "Soren", "first-name"),  # ø does not decompose under NFKD
+        ("Martin Ødegaard", "Martin Odegaard", "spelling"),  # nor in a surname
+    ],
+)
+def test_clipped_respelled_and_folded_names_merge(alice, stored, said, rule):
+    seed(alice, person(stored), person("Oliver Stone"))
+    summary = write(alice, person(said))
+    assert merged_into(summary, said) == (stored, rule)
+
+
+@pytest.mark.parametrize(
+    ("stored", "said"),
+    [
+        ("Rosa Diaz", "Ross"),  # a clipped stem the lists give to another gender
+        ("Hannah", "Hans"),
+        ("Gabrielle", "Gabriel"),  # a gendered ending the lists confirm
+        ("Veronica", "Ron"),  # Ronnie is Veronica's, but Ron is a man's name
+        ("Marie", "Maria"),  # two forms of a name, not a pet form
+    ],
+)
+def test_the_new_rules_do_not_join_different_people(alice, stored, said):
+    seed(alice, person(stored))
+    summary = write(alice, person(said))
+    assert summary.merged == [] and summary.held == [] and said in summary.added_nodes
+
+
+def test_an_organisation_with_its_legal_form_written_out_merges(alice):
+    seed(alice, ("Acme Corporation", "ORG", []), ("Globex Limited", "ORG", []))
+    summary = write(alice, ("Acme Corp.", "ORG", []), ("Globex Ltd", "ORG", []))
+    assert merged_into(summary, "Acme Corp.") == ("Acme Corporation", "legal-form")
+    assert merged_into(summary, "Globex Ltd") == ("Globex Limited", "legal-form")
+
+
+def test_another_legal_form_is_not_the_same_company(alice):
+    seed(alice, ("Initech Inc", "ORG", []))
+    summary = write(alice, ("Initech Ltd", "ORG", []))
+    assert summary.merged == [] and held_names(summary) == ["Initech Ltd"]
+
+
+def test_legal_forms_are_a_rule_for_organisations_only(alice):
+    seed(alice, person("Will Co"))
+    summary = write(alice, person("Will Company"))
+    assert summary.merged == []

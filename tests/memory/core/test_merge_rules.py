@@ -80,8 +80,10 @@ NEW = verdict("new", None, (), "none", {})
         ("Parix", "PLACE", [PARIS], NEW),
         # Contained as a whole word; edit similarity 1 − 6/12 = 0.5.
         ("Google", "ORG", [GOOGLE_CLOUD], verdict("hold", None, [14], "similar", {14: 0.5})),
-        # Half the words shared ({acme} of 2); edit similarity 1 − 7/16 = 0.5625.
-        ("Acme Corporation", "ORG", [ACME], verdict("hold", None, [7], "similar", {7: 1 - 7 / 16})),
+        # Half the words shared ({acme} of 2); edit similarity 1 − 7/12.
+        ("Acme Widgets", "ORG", [ACME], verdict("hold", None, [7], "similar", {7: 1 - 7 / 12})),
+        # The same legal form written out (Corp/Corporation) is the same company.
+        ("Acme Corporation", "ORG", [ACME], verdict("merge", 7, [7], "legal-form", {7: 1.0})),
         # Function words do not count as shared words.
         ("The Beatles", "ORG", [StoredNode(21, "ORG", "The Smiths")], NEW),
     ],
