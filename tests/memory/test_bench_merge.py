@@ -34,9 +34,11 @@ CASES = {"format": "pegasus-merge-cases/1", "cases": [
     {"id": "labelled-wrong-on-purpose", "graph": [{"name": "Elizabeth"}],
      "incoming": [{"name": "Liz", "expect": "new"}]},
     {"id": "miss-on-purpose", "graph": [{"name": "Stephen Hall"}],
-     "incoming": [{"name": "Steven", "expect": "merge:Stephen Hall"}]},
+     "incoming": [{"name": "Mr. Hallam", "expect": "merge:Stephen Hall"}]},
     {"id": "held", "graph": [{"name": "Melanie"}, {"name": "Melissa"}],
      "incoming": [{"name": "Mel", "expect": "held"}]},
+    {"id": "held-though-labelled-new", "graph": [{"name": "Georgina"}],
+     "incoming": [{"name": "Georgia", "expect": "new"}]},
 ]}
 
 
@@ -51,15 +53,18 @@ def run(tmp_path, data, *args):
 def test_scores_wrong_merges_misses_and_holds(tmp_path):
     out, err = run(tmp_path, CASES, "--json")
     report = json.loads(out)
-    assert report["cases"] == 4 and report["entities"] == 4
+    assert report["cases"] == 5 and report["entities"] == 5
     assert (report["automatic_merges"], report["correct_merges"], report["wrong_merges"]) == (
         2, 1, 1)
     assert report["precision"] == 0.5 and report["recall"] == 0.5
     assert [w["case"] for w in report["wrong"]] == ["labelled-wrong-on-purpose"]
     assert [m["case"] for m in report["missed"]] == ["miss-on-purpose"]
-    assert report["held"] == 1 and report["with_candidate"] == 4
+    assert report["held"] == 2 and report["with_candidate"] == 5
+    # Only the hold the set does not label as an ambiguity counts beyond the labelled ones.
+    assert report["held_unlabelled"] == 1 and report["held_unlabelled_share"] == 0.2
+    assert [h["case"] for h in report["needless_holds"]] == ["held-though-labelled-new"]
     assert report["targets"]["wrong_merges"] is False
-    assert "4/4 cases" in err
+    assert "5/5 cases" in err
     assert not Node.objects.exists()  # every case was rolled back
 
 
@@ -67,7 +72,8 @@ def test_text_report_lists_every_wrong_merge_and_miss(tmp_path):
     out, _ = run(tmp_path, CASES)
     assert "wrong 1 (MISSES target: 0)" in out
     assert "[labelled-wrong-on-purpose] 'Liz' → merge:Elizabeth (expected new)" in out
-    assert "[miss-on-purpose] 'Steven' → new (expected merge:Stephen Hall)" in out
+    assert "[miss-on-purpose] 'Mr. Hallam' → new (expected merge:Stephen Hall)" in out
+    assert "held beyond the labelled ambiguities: 1 = 20.0 % of entities" in out
 
 
 @pytest.mark.parametrize(
