@@ -8,16 +8,22 @@ server, from another tab or client on the same conversation → ``message {messa
 Anonymous users and other users' conversation ids get the socket closed (4401 / 4404)
 before it is accepted; routing already validated the Origin header (scheme, host and port:
 ``pegasus_site.origins``). An open socket is closed (4401) when its user signs out of that
-session, changes or resets the password or is deactivated, and every frame re-checks that.
+session, changes or resets the password or is deactivated (a close event through the channel
+layer, at once), and a frame re-checks that against the database when the last check is older
+than ``CHAT_SIGNIN_RECHECK_SECONDS`` (default 5; the first frame always checks): what no close
+event reports — a session row expired or removed behind the socket's back, an account
+deactivated by a bulk update — stops the socket within that time.
 """
 
 from __future__ import annotations
 
 import json
+import time
 
 from asgiref.sync import sync_to_async
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
+from django.conf import settings
 from django.http import Http404
 from django.utils import timezone
 
@@ -48,6 +54,8 @@ class ChatConsumer(AsyncWebsocketConsumer):
         # deactivated or this session signs out (accounts.services.close_sockets); listed in
         # ``groups`` so that Channels leaves the group on disconnect.
         self.session_key = getattr(self.scope.get("session"), "session_key", None) or ""
+        # When the sign-in was last found valid (monotonic seconds; None: not yet on a frame).
+        self.signed_in_at: float | None = None
         self.groups = [*self.groups, user_group(user.pk)]
         await self.channel_layer.group_add(user_group(user.pk), self.channel_name)
         # Every tab on this conversation joins its group: each sees the others' messages and
@@ -81,6 +89,29 @@ class ChatConsumer(AsyncWebsocketConsumer):
     async def error(self, code: str, detail: str) -> None:
         await self.send_event({"type": "error", "code": code, "detail": detail})
 
+    async def still_signed_in(self) -> bool:
+        """Whether this socket may act; closes it (4401) or sends a database error when not.
+        A positive answer is reused for ``CHAT_SIGNIN_RECHECK_SECONDS``: the check is two
+        queries and a hop to the process's one database thread, every frame of every user
+        queued there behind the others' turns."""
+        window = float(getattr(settings, "CHAT_SIGNIN_RECHECK_SECONDS", 5.0))
+        checked = self.signed_in_at
+        if checked is not None and time.monotonic() - checked < window:
+            return True
+        try:
+            signed_in = await database_sync_to_async(still_signed_in)(
+                user_id=self.user.pk, session_key=self.session_key)
+        except services.DATABASE_DOWN:
+            # A database restart is an error frame the client can retry on, not a dead socket.
+            await services.database_failed(self.send_event, saved=False)
+            return False
+        if not signed_in:
+            self.signed_in_at = None
+            await self.close(code=4401)
+            return False
+        self.signed_in_at = time.monotonic()
+        return True
+
     async def receive(self, text_data=None, bytes_data=None):
         if text_data is None:
             await self.error("bad_request", "Send JSON text frames.")
@@ -106,15 +137,7 @@ class ChatConsumer(AsyncWebsocketConsumer):
             return
         # Signed out, deactivated or the password changed since the socket opened (a close
         # event may not have reached it yet): nothing more happens on it.
-        try:
-            signed_in = await database_sync_to_async(still_signed_in)(
-                user_id=self.user.pk, session_key=self.session_key)
-        except services.DATABASE_DOWN:
-            # A database restart is an error frame the client can retry on, not a dead socket.
-            await services.database_failed(self.send_event, saved=False)
-            return
-        if not signed_in:
-            await self.close(code=4401)
+        if not await self.still_signed_in():
             return
         if event["type"] == "message":
             await services.run_turn(

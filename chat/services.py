@@ -25,7 +25,7 @@ from django.db import (
     connection,
     transaction,
 )
-from django.db.models import Sum
+from django.db.models import Count, Subquery, Sum
 from django.utils import timezone
 
 from chat.models import Conversation, ConversationStatus, Message, Role
@@ -161,7 +161,9 @@ class TurnStart:
     reply: Message | None  # already answered (a resend after a reconnect)
 
 
-def _check_limits(user, text: str, now: datetime) -> str:
+def _check_limits(user, text: str, now: datetime, recent: int | None = None) -> str:
+    """The text, stripped, if it may be sent; ``recent`` is the user's messages in the last
+    minute when the caller already counted them (``begin_turn``, with the conversation)."""
     if not isinstance(text, str):
         raise TurnError("bad_request", "The message text must be a string.")
     text = text.strip()
@@ -173,9 +175,8 @@ def _check_limits(user, text: str, now: datetime) -> str:
             f"Messages are limited to {settings.CHAT_MAX_MESSAGE_CHARS} characters "
             f"(this one has {len(text)}).",
         )
-    recent = Message.objects.for_user(user).filter(
-        role=Role.USER, created_at__gte=now - timedelta(minutes=1)
-    ).count()
+    if recent is None:
+        recent = _recent_messages(user, now).count()
     if recent >= settings.CHAT_MESSAGES_PER_MINUTE:
         raise TurnError(
             "rate_limited",
@@ -195,21 +196,36 @@ def _check_limits(user, text: str, now: datetime) -> str:
     return text
 
 
+def _recent_messages(user, now: datetime):
+    """The user's own messages of the minute before ``now`` (the rate limit counts them)."""
+    return Message.objects.for_user(user).filter(role=Role.USER,
+                                                 created_at__gte=now - timedelta(minutes=1))
+
+
 def begin_turn(*, user, conversation_id, text, client_id: str, now: datetime) -> TurnStart:
-    """Validate and store the user's message (once per ``client_id``)."""
+    """Validate and store the user's message (once per ``client_id``).
+
+    Three queries for a new message (the conversation with the user's count of the last
+    minute, the client id's earlier turn, the insert with the conversation's update in one
+    transaction): it runs on the process's one database thread, every user's turn queued
+    there behind the others'."""
     from memory.models import get_owned_or_404
 
-    conversation = get_owned_or_404(Conversation, user, pk=conversation_id)
+    recent = (_recent_messages(user, now).order_by().values("user")
+              .annotate(n=Count("id")).values("n"))
+    conversation = get_owned_or_404(
+        Conversation.objects.annotate(recent_messages=Subquery(recent)), user,
+        pk=conversation_id)
     client_id = (client_id or "")[:64] if isinstance(client_id, str) else ""
     if client_id:
-        existing = conversation.messages.filter(role=Role.USER, client_id=client_id).first()
-        if existing:
-            reply = conversation.messages.filter(role=Role.ASSISTANT, client_id=client_id).first()
-            return TurnStart(conversation, existing, reply)
+        earlier = {m.role: m for m in conversation.messages.filter(
+            client_id=client_id, role__in=(Role.USER, Role.ASSISTANT))}
+        if Role.USER in earlier:
+            return TurnStart(conversation, earlier[Role.USER], earlier.get(Role.ASSISTANT))
     if conversation.status != ConversationStatus.OPEN:
         raise TurnError("conversation_ended",
                         "This conversation has ended; start a new one to keep chatting.")
-    text = _check_limits(user, text, now)
+    text = _check_limits(user, text, now, recent=conversation.recent_messages or 0)
     try:
         with transaction.atomic():
             message = Message.objects.create(
@@ -329,11 +345,12 @@ the full record was ~390 kB per turn."""
 
 
 def _recall(user, conversation: Conversation, text: str, now: datetime, *,
-            own_thread: bool) -> dict:
-    """The turn's Read. With ``own_thread`` it runs in a pool thread (``thread_sensitive=False``
-    at the call): on the process's one sync thread every connected user's Read queued behind
-    the others'. A pool thread keeps no connection between turns, so a database restart
-    cannot leave it holding a dead one."""
+            own_thread: bool, self_names: bool = False) -> tuple[dict, list[str]]:
+    """The turn's Read, and with ``self_names`` the user's own names for the offline reply
+    (in the same call: one hop less). With ``own_thread`` it runs in a pool thread
+    (``thread_sensitive=False`` at the call): on the process's one sync thread every connected
+    user's Read queued behind the others'. A pool thread keeps no connection between turns,
+    so a database restart cannot leave it holding a dead one."""
     from memory.services.read import recall
 
     if own_thread:
@@ -341,10 +358,11 @@ def _recall(user, conversation: Conversation, text: str, now: datetime, *,
     try:
         record = recall(user=user, message=text, now=now,
                         conversation=None if conversation.incognito else conversation)
+        names = _self_names(user) if self_names else []
     finally:
         if own_thread:
             connection.close()
-    return record.to_dict(limit=RECORD_LIST_LIMIT)
+    return record.to_dict(limit=RECORD_LIST_LIMIT), names
 
 
 def _store_reply(*, user, conversation: Conversation, user_message: Message, text: str,
@@ -398,10 +416,13 @@ async def run_turn(*, user, conversation_id, text, client_id: str = "", send: Se
     """
     fixed_clock = now is not None
     now = now or timezone.now()
+    def begin() -> tuple[TurnStart, bool]:
+        # Whether the caller is inside a transaction is read on the same hop.
+        return (begin_turn(user=user, conversation_id=conversation_id, text=text,
+                           client_id=client_id, now=now), connection.in_atomic_block)
+
     try:
-        start = await sync_to_async(begin_turn)(
-            user=user, conversation_id=conversation_id, text=text, client_id=client_id, now=now
-        )
+        start, in_transaction = await sync_to_async(begin)()
     except TurnError as exc:
         await send({"type": "error", "code": exc.code, "detail": exc.detail})
         return None
@@ -418,24 +439,23 @@ async def run_turn(*, user, conversation_id, text, client_id: str = "", send: Se
     title = conversation.title or _title_from(user_message.text)
     await broadcast(conversation.pk, {"type": "message", "title": title,
                                       "message": message_payload(user_message)}, origin=origin)
+    offline = not settings.ANTHROPIC_API_KEY
     try:
         # A caller inside a transaction (an API view in an atomic block, a test) must read its
         # own uncommitted writes: then the Read stays on the caller's thread and connection.
-        in_transaction = await sync_to_async(lambda: connection.in_atomic_block)()
-        record = await sync_to_async(_recall, thread_sensitive=in_transaction)(
-            user, conversation, user_message.text, now, own_thread=not in_transaction)
+        record, self_names = await sync_to_async(_recall, thread_sensitive=in_transaction)(
+            user, conversation, user_message.text, now, own_thread=not in_transaction,
+            self_names=offline)
     except DATABASE_DOWN:
         await database_failed(send, saved=True)
         return None
     await send({"type": "recall", "record": record,
                 "user_message": message_payload(user_message)})
 
-    offline = not settings.ANTHROPIC_API_KEY
     usage = Usage()
     chunks: list[str] = []
     try:
         if offline:
-            self_names = await sync_to_async(_self_names)(user)
             stream = _offline_stream(offline_reply(record, message=user_message.text,
                                                    self_names=self_names))
         else:

@@ -158,3 +158,30 @@ async def test_end_enqueues_exactly_one_extraction_job(alice, conversation):
     error = await comm.receive_json_from(timeout=10)
     assert error["code"] == "conversation_ended"
     await comm.disconnect()
+
+
+@pytest.mark.parametrize(("window", "served"), [(3600, True), (0, False)])
+async def test_the_sign_in_is_re_checked_once_its_last_check_is_older_than_the_window(
+        alice, conversation, settings, window, served):
+    """A positive check is reused for CHAT_SIGNIN_RECHECK_SECONDS; sign-outs, password
+    changes and deactivations close the socket at once by a close event
+    (tests/security/test_socket_lifetime.py), the re-check is for what sends none."""
+    from django.contrib.sessions.models import Session
+
+    settings.CHAT_SIGNIN_RECHECK_SECONDS = window
+    comm = await communicator(conversation.pk, alice)
+    assert (await comm.connect())[0]
+    await comm.send_json_to({"type": "message", "text": "first", "client_id": "a"})
+    assert (await receive_turn(comm))[-1]["type"] == "done"
+    await sync_to_async(Session.objects.all().delete)()  # behind the socket's back
+
+    await comm.send_json_to({"type": "message", "text": "second", "client_id": "b"})
+    if served:
+        assert (await receive_turn(comm))[-1]["type"] == "done"
+        await comm.disconnect()
+    else:
+        output = await comm.receive_output(timeout=5)
+        assert (output["type"], output.get("code")) == ("websocket.close", 4401)
+    texts = await sync_to_async(list)(Message.objects.filter(
+        conversation=conversation, role="user").order_by("id").values_list("text", flat=True))
+    assert texts == (["first", "second"] if served else ["first"])
