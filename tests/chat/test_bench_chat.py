@@ -55,3 +55,45 @@ def test_two_clients_complete_six_turns_through_a_real_daphne(monkeypatch):
 def test_url_mode_refuses_to_start_processes():
     with pytest.raises(CommandError, match="--daphne and --workers"):
         call_command("bench_chat", url="http://127.0.0.1:8000", workers=2, stdout=io.StringIO())
+
+
+@pytest.mark.slow
+@pytest.mark.django_db(transaction=True)
+def test_an_open_loop_run_reports_offered_and_served_turns(monkeypatch):
+    monkeypatch.setenv("CHAT_MESSAGES_PER_MINUTE", "1")  # lifted in the child, as above
+    out, err = io.StringIO(), io.StringIO()
+
+    call_command(
+        "bench_chat", open_loop=True, users=4, graphs=2, think=0.5, duration=4,
+        graph_nodes=100, json=True, stdout=out, stderr=err,
+    )
+
+    result = json.loads(out.getvalue())
+    assert result["mode"] == "open-loop" and not result["interrupted"]
+    assert (result["users"], result["graphs"], result["think_s"]) == (4, 2, 0.5)
+    # 4 users, one message every 0.5 s on average each: about 8 arrivals a second.
+    assert result["nominal_offered_per_s"] == 8.0
+    assert 2 <= result["offered_per_s"] <= 20
+    assert result["arrivals"] >= result["offered_per_s"] * 4
+    assert 0 < result["turns_per_s"] <= result["offered_per_s"] + 1
+    assert result["errors"] == 0 and result["errors_by_code"] == {}
+    assert result["turns"] == result["arrivals"]  # every arrival was answered
+    ttfd = result["ttfd_ms"]
+    assert set(ttfd) >= {"p50", "p95", "p99"}
+    assert 0 < ttfd["p50"] <= ttfd["p95"] <= ttfd["p99"]
+    # One warm-up turn per account, not per user; two accounts built for four users.
+    assert result["warmup"]["turns"] == 2
+    assert (result["setup"]["users"], result["setup"]["built"]) == (2, 2)
+    (daphne,) = result["processes"]
+    assert daphne["peak_rss_mb"] > 50
+    assert "open loop:" in err.getvalue()
+    users = get_user_model().objects.filter(username__startswith="bench_chat_100_")
+    assert not Conversation.objects.filter(user__in=users).exists()
+    assert not Session.objects.exists()
+
+
+def test_open_loop_options_are_refused_in_the_closed_loop():
+    with pytest.raises(CommandError, match="--open-loop"):
+        call_command("bench_chat", users=10, stdout=io.StringIO())
+    with pytest.raises(CommandError, match="--think"):
+        call_command("bench_chat", open_loop=True, users=2, think=0, stdout=io.StringIO())

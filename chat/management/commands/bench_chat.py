@@ -3,6 +3,8 @@
     manage.py bench_chat [--clients 50] [--turns 1000] [--graph-nodes 10000] [--seed 7]
                          [--duration SECONDS] [--url URL] [--daphne 1] [--workers 0]
                          [--end] [--rebuild] [--drop] [--distinct-names] [--json]
+    manage.py bench_chat --open-loop --users 500 --think 20 [--duration 60] [--graphs 50]
+                         [--graph-nodes 1000] [...] [--json]
 
 **Setup.** Every client is its own bench account ``bench_chat_<graph-nodes>_<i>`` with its own
 synthetic memory graph of ``--graph-nodes`` nodes (``memory.bench.synthetic``): user i's
@@ -28,6 +30,19 @@ message as soon as the previous ``done`` arrives, until ``--turns`` turns were s
 with ``--duration``, until the time is up. With ``--end`` each client ends its conversation
 (``{"type": "end"}``) at the end; when workers run, the command waits for the extraction jobs
 and counts the episodes by status.
+
+**Open loop** (``--open-loop``): ``--users`` simulated users, each on its own socket and
+conversation, send messages at the times of a Poisson process (think time between arrivals
+exponential, mean ``--think`` seconds, independent of the replies), for ``--duration``
+seconds (default 60). A message that arrives while the user's previous turn is still running
+is sent at once and waits on its socket: its latencies count from its arrival, so a server
+that falls behind shows as served < offered and growing latencies, not as fewer arrivals.
+Users share ``--graphs`` bench accounts (default: ``--users``, at most 50), user j on account
+j mod ``--graphs``, so that 500 users need not 500 graph builds. One unmeasured warm-up turn
+per account. Reported: offered turns/s (arrivals in the window over the window), served
+turns/s (turns done within the window over the window, ``turns_per_s``), time to first
+delta, errors, peak RSS per process. Turns still running at the deadline are waited for
+(up to ``--turn-timeout``) and count in the latencies.
 
 ``--url http://127.0.0.1:8000`` drives an already running ``make run`` instead. That server's
 limits cannot be lifted from here: start it with them raised, e.g.
@@ -367,6 +382,23 @@ class Command(BaseCommand):
             help="draw each user's node names with its own seed (about --graph-nodes new "
             "surface forms to embed per user, once) instead of one shared name sample",
         )
+        parser.add_argument(
+            "--open-loop",
+            action="store_true",
+            help="Poisson arrivals per user (exponential think time) instead of a closed loop",
+        )
+        parser.add_argument(
+            "--users", type=int, default=None,
+            help="simulated users in open loop (default: --clients)",
+        )
+        parser.add_argument(
+            "--think", type=float, default=20.0,
+            help="mean think time between a user's messages in open loop, seconds (default 20)",
+        )
+        parser.add_argument(
+            "--graphs", type=int, default=None,
+            help="bench accounts the open-loop users share (default: --users, at most 50)",
+        )
         parser.add_argument("--json", action="store_true", help="print the figures as JSON")
 
     # --- orchestration --------------------------------------------------------------------
@@ -395,7 +427,8 @@ class Command(BaseCommand):
                     bases = self._start_children(children, opts)
                 for i, client in enumerate(clients):
                     client.base_url = bases[i % len(bases)]
-                result.update(asyncio.run(self._load(clients, children, opts)))
+                load = self._open_load if opts["open_loop"] else self._load
+                result.update(asyncio.run(load(clients, children, opts)))
                 if opts["end"] and not result["interrupted"]:
                     result["extraction"] = self._await_extraction(
                         clients, children, opts, ended=result["conversations_ended"]
@@ -408,11 +441,14 @@ class Command(BaseCommand):
             children.stop()
             with contextlib.suppress(KeyboardInterrupt):
                 self._cleanup(clients, opts)
+        if opts["open_loop"]:
+            result.update(users=opts["clients"], graphs=opts["graphs"], think_s=opts["think"])
         result.update(
             clients=opts["clients"],
             graph_nodes=opts["graph_nodes"],
             seed=opts["seed"],
-            mode="duration" if opts["duration"] else "turns",
+            mode=("open-loop" if opts["open_loop"]
+                  else "duration" if opts["duration"] else "turns"),
             target=opts["url"] or "spawned",
             daphne=0 if opts["url"] else opts["daphne"],
             workers=0 if opts["url"] else opts["workers"],
@@ -433,6 +469,19 @@ class Command(BaseCommand):
             raise CommandError("interrupted (Ctrl-C); the figures above are partial")
 
     def _validate(self, opts) -> None:
+        if opts["open_loop"]:
+            opts["clients"] = opts["users"] if opts["users"] is not None else opts["clients"]
+            opts["duration"] = opts["duration"] if opts["duration"] is not None else 60.0
+            if opts["think"] <= 0:
+                raise CommandError("--think must be positive")
+            graphs = opts["graphs"] if opts["graphs"] is not None else min(opts["clients"], 50)
+            if not 1 <= graphs <= max(opts["clients"], 1):
+                raise CommandError("--graphs must be between 1 and --users")
+            opts["graphs"] = graphs
+            if opts["end"]:
+                raise CommandError("--end is for the closed loop")
+        elif opts["users"] is not None or opts["graphs"] is not None:
+            raise CommandError("--users and --graphs are for --open-loop (closed loop: --clients)")
         if opts["clients"] < 1 or opts["graph_nodes"] < 50:
             raise CommandError("--clients must be ≥ 1 and --graph-nodes ≥ 50")
         if opts["duration"] is None and opts["turns"] < 1:
@@ -457,7 +506,9 @@ class Command(BaseCommand):
     # --- setup ----------------------------------------------------------------------------
 
     def _setup(self, opts) -> tuple[list[Client], dict]:
-        size, count = opts["graph_nodes"], opts["clients"]
+        # Open loop: the users share --graphs accounts (user j on account j mod --graphs).
+        size, sockets = opts["graph_nodes"], opts["clients"]
+        count = opts["graphs"] if opts["open_loop"] else sockets
         started = time.perf_counter()
         user_model = get_user_model()
         usernames = [f"{PREFIX}{size}_{i}" for i in range(count)]
@@ -544,10 +595,16 @@ class Command(BaseCommand):
                 synthetic.invalidate(user)
         now = timezone.now()
         clients = []
-        for i, username in enumerate(usernames):
+        known: dict[str, dict[str, list[str]]] = {}
+        progress = Progress(self._say, "setup: conversations and sessions")
+        for j in range(sockets):
+            i = j % count
+            username = usernames[i]
             user = by_name[username]
+            if username not in known:
+                known[username] = synthetic.names_by_kind(user, per_kind=200)
             conversation = chat_services.start_conversation(
-                user=user, now=now, title=f"bench_chat {i}", incognito=False
+                user=user, now=now, title=f"bench_chat {j}", incognito=False
             )
             clients.append(
                 Client(
@@ -555,10 +612,11 @@ class Command(BaseCommand):
                     user_id=user.pk,
                     session_key=self._session(user),
                     conversation_id=conversation.pk,
-                    names=synthetic.names_by_kind(user, per_kind=200),
-                    rng=random.Random(seeds[i] + 1),
+                    names=known[username],
+                    rng=random.Random(seeds[i] + 1 + 7919 * (j // count)),
                 )
             )
+            progress(j + 1, sockets)
         figures["total_s"] = round(time.perf_counter() - started, 1)
         return clients, figures
 
@@ -577,10 +635,11 @@ class Command(BaseCommand):
         if not opts["end"]:
             Conversation.objects.filter(pk__in=[c.conversation_id for c in clients]).delete()
         if opts["drop"]:
+            accounts = sorted({c.username for c in clients})
             progress = Progress(self._say, "drop bench accounts")
-            for n, client in enumerate(clients, start=1):
-                synthetic.drop_user(client.username)
-                progress(n, len(clients))
+            for n, username in enumerate(accounts, start=1):
+                synthetic.drop_user(username)
+                progress(n, len(accounts))
 
     # --- child processes ------------------------------------------------------------------
 
@@ -801,6 +860,199 @@ class Command(BaseCommand):
             "conversations_ended": stats.ended,
         }
 
+    async def _open_load(self, clients: list[Client], children: Children, opts) -> dict:
+        """Open loop: Poisson arrivals per user for ``--duration`` seconds (module docstring)."""
+        import websockets
+
+        loop = asyncio.get_running_loop()
+        stats = Stats()
+        arrivals: list[float] = []
+        tasks: list[asyncio.Task] = []
+        interrupted = False
+
+        def on_sigint() -> None:
+            nonlocal interrupted
+            interrupted = True
+            for task in tasks:
+                task.cancel()
+
+        with contextlib.suppress(NotImplementedError, RuntimeError):
+            loop.add_signal_handler(signal.SIGINT, on_sigint)
+        sampler = asyncio.create_task(self._sample(children))
+        sockets: dict[int, object] = {}
+        began = elapsed = 0.0
+        try:
+            # One unmeasured turn per account (loads the model and the account's keys); every
+            # user's socket is opened before the clock starts.
+            first_of = {}
+            for i, client in enumerate(clients):
+                first_of.setdefault(client.username, i)
+            warm = Progress(self._say, "warm-up: sockets and one turn per account")
+            opened = [0]
+            gate = asyncio.Semaphore(50)
+
+            async def warm_up(i: int, client: Client) -> None:
+                async with gate:
+                    try:
+                        sockets[i] = await self._connect(client)
+                        if first_of[client.username] == i:
+                            turn = await self._turn(sockets[i], self._message(client), opts)
+                            stats.warmup_done.append(turn.done_ms)
+                    except TurnFailed as exc:
+                        stats.warmup_errors[exc.code] += 1
+                opened[0] += 1
+                warm(opened[0], len(clients))
+
+            tasks[:] = [asyncio.create_task(warm_up(i, c)) for i, c in enumerate(clients)]
+            await asyncio.gather(*tasks, return_exceptions=True)
+            if interrupted:
+                raise Interrupted
+
+            duration, think = opts["duration"], opts["think"]
+            began = time.perf_counter()
+            deadline = began + duration
+            shown = [0.0]
+
+            def report() -> None:
+                now = time.perf_counter()
+                if now - shown[0] < 1.0:
+                    return
+                shown[0] = now
+                elapsed = max(min(now - began, duration), 1e-9)
+                self._say(
+                    f"open loop: {elapsed:.0f}/{duration:.0f} s · {len(arrivals)} arrived "
+                    f"({len(arrivals) / elapsed:.1f}/s) · {len(stats.done)} done · "
+                    f"{sum(stats.errors.values())} errors · ETA {duration - elapsed:.0f}s"
+                )
+
+            async def user(i: int, client: Client) -> None:
+                ws = sockets.get(i)
+                pending: asyncio.Queue = asyncio.Queue()  # arrival times, in send order
+                sent_all = asyncio.Event()
+
+                async def receive() -> None:
+                    # Replies come back in the order the messages were sent (the consumer
+                    # handles one frame at a time): each frame belongs to the oldest turn.
+                    first = None
+                    while True:
+                        if sent_all.is_set() and pending.empty():
+                            return
+                        try:
+                            arrived = await asyncio.wait_for(pending.get(), timeout=0.5)
+                        except TimeoutError:
+                            continue
+                        first = None
+                        try:
+                            async with asyncio.timeout(opts["turn_timeout"]):
+                                while True:
+                                    frame = await ws.recv()
+                                    if frame.startswith('{"type": "recall"'):
+                                        read_ms = _read_ms(frame)
+                                        if read_ms is not None:
+                                            stats.read.append(read_ms)
+                                        stats.to_recall.append(
+                                            (time.perf_counter() - arrived) * 1000.0)
+                                        stats.recall_bytes.append(len(frame))
+                                        continue
+                                    event = json.loads(frame)
+                                    kind = event.get("type")
+                                    if kind == "delta" and first is None:
+                                        first = time.perf_counter()
+                                    elif kind == "done":
+                                        finished = time.perf_counter()
+                                        first = first if first is not None else finished
+                                        stats.ttfd.append((first - arrived) * 1000.0)
+                                        stats.done.append((finished - arrived) * 1000.0)
+                                        stats.finished_at.append(finished)
+                                        break
+                                    elif kind == "error":
+                                        stats.errors[str(event.get("code") or "error")] += 1
+                                        break
+                        except TimeoutError:
+                            stats.errors["timeout"] += 1 + pending.qsize()
+                            return
+                        except websockets.ConnectionClosed as exc:
+                            code = exc.rcvd.code if exc.rcvd is not None else "none"
+                            stats.errors[f"closed:{code}"] += 1 + pending.qsize()
+                            return
+                        report()
+
+                if ws is None:
+                    return  # counted in the warm-up errors
+                receiver = asyncio.create_task(receive())
+                try:
+                    at = began + client.rng.expovariate(1.0 / think)
+                    while at < deadline and not receiver.done():
+                        await asyncio.sleep(max(0.0, at - time.perf_counter()))
+                        text = self._message(client)
+                        arrivals.append(at)
+                        try:
+                            await ws.send(json.dumps({"type": "message", "text": text,
+                                                      "client_id": uuid.uuid4().hex}))
+                        except websockets.ConnectionClosed:
+                            stats.errors["closed:send"] += 1
+                            break
+                        pending.put_nowait(at)
+                        at += client.rng.expovariate(1.0 / think)
+                    sent_all.set()
+                    await receiver
+                finally:
+                    receiver.cancel()
+                    await self._close(ws)
+
+            async def tick() -> None:
+                while True:
+                    await asyncio.sleep(2.0)
+                    report()
+
+            ticker = asyncio.create_task(tick())
+            tasks[:] = [asyncio.create_task(user(i, c)) for i, c in enumerate(clients)]
+            outcomes = await asyncio.gather(*tasks, return_exceptions=True)
+            ticker.cancel()
+            for outcome in outcomes:
+                if isinstance(outcome, Exception) and not isinstance(
+                        outcome, asyncio.CancelledError):
+                    stats.errors[f"client:{type(outcome).__name__}"] += 1
+            elapsed = time.perf_counter() - began
+        except asyncio.CancelledError:
+            interrupted = True
+        finally:
+            sampler.cancel()
+            for ws in sockets.values():
+                await self._close(ws)
+            with contextlib.suppress(NotImplementedError, RuntimeError):
+                loop.remove_signal_handler(signal.SIGINT)
+        duration = opts["duration"]
+        in_window = sum(1 for t in stats.finished_at if t <= began + duration)
+        offered = sum(1 for t in arrivals if t <= began + duration)
+        return {
+            "interrupted": interrupted,
+            "turns": len(stats.done),
+            "turns_in_window": in_window,
+            "arrivals": len(arrivals),
+            "offered_per_s": round(offered / duration, 2),
+            "nominal_offered_per_s": round(len(clients) / opts["think"], 2),
+            "errors": sum(stats.errors.values()),
+            "errors_by_code": dict(stats.errors),
+            "elapsed_s": round(elapsed, 2),
+            "turns_per_s": round(in_window / duration, 2),
+            "ttfd_ms": _percentiles(stats.ttfd),
+            "done_ms": _percentiles(stats.done),
+            "recall_frame_ms": _percentiles(stats.to_recall),
+            "server_read_ms": _percentiles(stats.read),
+            "recall_frame_kb_mean": (
+                round(sum(stats.recall_bytes) / len(stats.recall_bytes) / 1024, 1)
+                if stats.recall_bytes
+                else None
+            ),
+            "warmup": {
+                "turns": len(stats.warmup_done),
+                "errors_by_code": dict(stats.warmup_errors),
+                "done_ms": _percentiles(stats.warmup_done),
+            },
+            "conversations_ended": 0,
+        }
+
     async def _sample(self, children: Children) -> None:
         while True:
             await asyncio.to_thread(children.sample)
@@ -960,13 +1212,20 @@ class Command(BaseCommand):
                     f"{round(100 * setup['keys_share_of_insert'])}% of the inserts)"
                 )
             lines.append(line)
+        if "offered_per_s" in r:
+            lines.append(
+                f"open loop: {r['users']} users on {r['graphs']} accounts · think "
+                f"{r['think_s']} s · offered {r['offered_per_s']} turns/s ({r['arrivals']} "
+                f"arrivals; nominal {r['nominal_offered_per_s']}) · served "
+                f"{r['turns_per_s']} turns/s"
+            )
         if "turns" in r:
             t, d, w = r["ttfd_ms"], r["done_ms"], r["warmup"]
             lines += [
                 f"turns: {r['turns']} in {r['elapsed_s']} s"
                 + (
                     f" ({r['turns_in_window']} within the {self.opts['duration']:.0f} s window)"
-                    if r["mode"] == "duration"
+                    if r["mode"] in ("duration", "open-loop")
                     else ""
                 )
                 + f" = {r['turns_per_s']} turns/s · "
