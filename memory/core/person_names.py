@@ -10,8 +10,7 @@ relation between two spellings of a first name says *why* they may be one person
 * ``short-form`` — a clipped form by prefix that the table does not list (Mel/Melanie,
   Caro/Caroline);
 * ``pet-form`` — a clipped form with a diminutive ending, which is no prefix (Gabi/Gabriela,
-  Rosie/Rosalind, Mags/Magdalena, Katie/Kate, Gracie/Grace), or a clipped form of one of
-  the table's nicknames of the name (Mags → Maggie → Margaret);
+  Rosie/Rosalind, Katie/Kate, Gracie/Grace);
 * ``variant`` — the table links two full forms of a name, neither shorter than the other
   (Sophia/Sophie, Helen/Elena): the same name in another language, or two names. A variant
   is a reason to ask, never to merge.
@@ -215,7 +214,14 @@ def _spelling(a: str, b: str) -> bool:
     key = _skeleton(a)
     if key != _skeleton(b) or sum(c != "*" for c in key) < 3:
         return False
-    return OSA.distance(a, b) <= 2
+    # The first vowel is how a name sounds; respellings keep it (Bryan/Brian: y is i), other
+    # names of one skeleton do not (Wanda/Wendy, Robin/Ruben, Taylor/Tyler).
+    return _first_vowels(a) == _first_vowels(b) and OSA.distance(a, b) <= 2
+
+
+def _first_vowels(word: str) -> str:
+    found = re.search(f"[{_VOWELS}]+", word[1:].replace("y", "i"))
+    return found.group() if found else ""
 
 
 def _short_form(a: str, b: str) -> bool:
@@ -230,8 +236,11 @@ def _short_form(a: str, b: str) -> bool:
 def _pet_form(a: str, b: str) -> bool:
     """One name is a clipped form of the other plus a diminutive ending, and not a prefix of
     it (Gabi/Gabriela, Rosie/Rosalind, Katie/Kate): the clipped stem keeps three letters or
-    more, and the lists do not give the two names to different genders (Ross/Rosa,
-    Tony/Tonya, Hans/Hannah are other people)."""
+    more; the nickname table does not list nicknames of the clipped name itself (then it is a
+    full name: Mary is no pet form of Margaret, nor Marie of Martha) and, when it lists the
+    full name's nicknames, the clipped name shares a group with them (Katie and Kate are both
+    Katy's; Christie is none of Christopher's); and the lists do not give the two names to
+    different genders (Ross/Rosa, Tony/Tonya, Hans/Hannah are other people)."""
     if not (_latin(a) and _latin(b)) or _genders_differ(a, b):
         return False
     if len(a) == len(b):
@@ -239,6 +248,10 @@ def _pet_form(a: str, b: str) -> bool:
     for pet, full in ((a, b), (b, a)):
         if full.startswith(pet):
             continue  # a plain prefix: the short-form rule and its guards decide
+        if _nicknamer().nicknames_of(pet):
+            continue  # the table knows it as a full name with nicknames of its own (Mary)
+        if _nicknamer().nicknames_of(full) and not name_group(pet) & name_group(full):
+            continue  # the table lists the full name's nicknames, and this is none of them
         for ending in _DIMINUTIVE_ENDINGS:
             stem = pet[: -len(ending)]
             if (pet.endswith(ending) and len(stem) >= MIN_SHORT_FORM
@@ -266,20 +279,9 @@ def relate_first_names(a: str, b: str) -> str | None:
         return SPELLING
     if _short_form(a, b):
         return SHORT_FORM
-    if _pet_form(a, b) or _clipped_nickname(a, b) or _clipped_nickname(b, a):
+    if _pet_form(a, b):
         return PET_FORM
     return None
-
-
-def _clipped_nickname(clipped: str, full: str) -> bool:
-    """A clipped or pet form, shorter still, of one of the full name's (shorter) table
-    nicknames: Mags is Maggie's, and Maggie is Margaret's. The lists must not give the two
-    names to different genders (Ron is no clipped Ronnie, so no Veronica)."""
-    if not (_latin(clipped) and _latin(full)) or _genders_differ(clipped, full):
-        return False
-    return any(len(clipped) < len(nick) < len(full)
-               and (_pet_form(clipped, nick) or _short_form(clipped, nick))
-               for nick in _nicknamer().nicknames_of(full))
 
 
 def loosely_related(a: str, b: str) -> bool:
