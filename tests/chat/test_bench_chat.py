@@ -34,6 +34,10 @@ def test_two_clients_complete_six_turns_through_a_real_daphne(monkeypatch):
     # Every turn's done comes after its first delta, so each percentile does too.
     assert all(done[p] >= ttfd[p] for p in ("p50", "p95", "p99", "max"))
     assert result["turns_per_s"] > 0 and not result["interrupted"]
+    # The Daphne child's CPU time over the measured turns, per turn.
+    assert result["server_cpu_s"] > 0
+    assert result["server_cpu_ms_per_turn"] == pytest.approx(  # both rounded
+        1000 * result["server_cpu_s"] / result["turns"], abs=1000 * 0.005 / 6 + 0.05)
 
     setup = result["setup"]
     assert (setup["users"], setup["built"], setup["reused"]) == (2, 2, 0)
@@ -78,6 +82,7 @@ def test_an_open_loop_run_reports_offered_and_served_turns(monkeypatch):
     assert 0 < result["turns_per_s"] <= result["offered_per_s"] + 1
     assert result["errors"] == 0 and result["errors_by_code"] == {}
     assert result["turns"] == result["arrivals"]  # every arrival was answered
+    assert result["server_cpu_ms_per_turn"] > 0
     ttfd = result["ttfd_ms"]
     assert set(ttfd) >= {"p50", "p95", "p99"}
     assert 0 < ttfd["p50"] <= ttfd["p95"] <= ttfd["p99"]

@@ -178,6 +178,16 @@ def _read_ms(frame: str) -> float | None:
         return None
 
 
+def _cpu_figures(before: float | None, after: float | None, turns: int) -> dict:
+    """The started processes' CPU time over the measured turns (None when this command
+    started none, with --url): machine time per turn, whatever the machine's other load."""
+    if before is None or after is None:
+        return {"server_cpu_s": None, "server_cpu_ms_per_turn": None}
+    used = after - before
+    return {"server_cpu_s": round(used, 2),
+            "server_cpu_ms_per_turn": round(1000 * used / turns, 1) if turns else None}
+
+
 def _free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
@@ -205,6 +215,17 @@ def _vm_hwm_kb(pid: int) -> int | None:
     except OSError:
         return None
     return None
+
+
+def _cpu_seconds(pid: int) -> float | None:
+    """User + system CPU time a live process has used so far, in seconds."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return None
+    # After "pid (comm)": state is field 3, utime 14 and stime 15 (1-based, proc(5)).
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 class Children:
@@ -256,6 +277,26 @@ class Children:
                     pid, {"role": role, "name": name, "kb": 0, "parent": parent}
                 )
                 seen["kb"] = max(seen["kb"], kb)
+
+    def cpu_seconds(self) -> float | None:
+        """CPU seconds used so far by every live child and its descendants (None: none)."""
+        try:
+            import psutil
+        except ImportError:
+            psutil = None
+        total, seen = 0.0, False
+        for _, proc in self.procs:
+            if proc.poll() is not None:
+                continue
+            pids = [proc.pid]
+            if psutil is not None:
+                with contextlib.suppress(psutil.Error):
+                    pids += [c.pid for c in psutil.Process(proc.pid).children(recursive=True)]
+            for pid in pids:
+                used = _cpu_seconds(pid)
+                if used is not None:
+                    total, seen = total + used, True
+        return total if seen else None
 
     def died(self) -> list[str]:
         return [
@@ -741,6 +782,7 @@ class Command(BaseCommand):
             if interrupted:
                 raise Interrupted
 
+            cpu_before = await asyncio.to_thread(children.cpu_seconds)
             began = time.perf_counter()
             deadline = began + opts["duration"] if opts["duration"] else None
             total = opts["turns"]
@@ -818,6 +860,7 @@ class Command(BaseCommand):
             tasks[:] = [asyncio.create_task(run(i, c)) for i, c in enumerate(clients)]
             outcomes = await asyncio.gather(*tasks, return_exceptions=True)
             ticker.cancel()
+            cpu_after = await asyncio.to_thread(children.cpu_seconds)
             for outcome in outcomes:  # a client that crashed (a bug here, or a bad frame)
                 if isinstance(outcome, Exception):
                     stats.errors[f"client:{type(outcome).__name__}"] += 1
@@ -839,6 +882,7 @@ class Command(BaseCommand):
             "interrupted": interrupted,
             "turns": turns,
             "turns_in_window": in_window,
+            **_cpu_figures(cpu_before, cpu_after, turns),
             "errors": sum(stats.errors.values()),
             "errors_by_code": dict(stats.errors),
             "elapsed_s": round(elapsed, 2),
@@ -881,6 +925,7 @@ class Command(BaseCommand):
         sampler = asyncio.create_task(self._sample(children))
         sockets: dict[int, object] = {}
         began = elapsed = 0.0
+        cpu_before = cpu_after = None
         try:
             # One unmeasured turn per account (loads the model and the account's keys); every
             # user's socket is opened before the clock starts.
@@ -909,6 +954,7 @@ class Command(BaseCommand):
                 raise Interrupted
 
             duration, think = opts["duration"], opts["think"]
+            cpu_before = await asyncio.to_thread(children.cpu_seconds)
             began = time.perf_counter()
             deadline = began + duration
             shown = [0.0]
@@ -1009,6 +1055,7 @@ class Command(BaseCommand):
             tasks[:] = [asyncio.create_task(user(i, c)) for i, c in enumerate(clients)]
             outcomes = await asyncio.gather(*tasks, return_exceptions=True)
             ticker.cancel()
+            cpu_after = await asyncio.to_thread(children.cpu_seconds)
             for outcome in outcomes:
                 if isinstance(outcome, Exception) and not isinstance(
                         outcome, asyncio.CancelledError):
@@ -1030,6 +1077,7 @@ class Command(BaseCommand):
             "turns": len(stats.done),
             "turns_in_window": in_window,
             "arrivals": len(arrivals),
+            **_cpu_figures(cpu_before, cpu_after, len(stats.done)),
             "offered_per_s": round(offered / duration, 2),
             "nominal_offered_per_s": round(len(clients) / opts["think"], 2),
             "errors": sum(stats.errors.values()),
@@ -1238,6 +1286,8 @@ class Command(BaseCommand):
                 f"{r['recall_frame_ms']['p95']} ms; the Read as timed by the server p50 "
                 f"{r['server_read_ms']['p50']} · p95 {r['server_read_ms']['p95']} ms; recall "
                 f"frames {r['recall_frame_kb_mean']} kB on average",
+                f"server CPU over the measured turns: {r['server_cpu_s']} s = "
+                f"{r['server_cpu_ms_per_turn']} ms per turn (every started process)",
                 f"warm-up (first turn of each client): {w['turns']} · done p50 "
                 f"{w['done_ms']['p50']} · p95 {w['done_ms']['p95']} ms · errors "
                 f"{w['errors_by_code'] or 0}",
