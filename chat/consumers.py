@@ -94,7 +94,7 @@ class ChatConsumer(AsyncWebsocketConsumer):
         A positive answer is reused for ``CHAT_SIGNIN_RECHECK_SECONDS``: the check is two
         queries and a hop to the process's one database thread, every frame of every user
         queued there behind the others' turns."""
-        window = float(getattr(settings, "CHAT_SIGNIN_RECHECK_SECONDS", 5.0))
+        window = float(settings.CHAT_SIGNIN_RECHECK_SECONDS)
         checked = self.signed_in_at
         if checked is not None and time.monotonic() - checked < window:
             return True

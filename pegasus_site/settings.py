@@ -407,6 +407,9 @@ CONVERSATION_IDLE_MINUTES = env_int("CONVERSATION_IDLE_MINUTES", 30)
 CHAT_MAX_MESSAGE_CHARS = env_int("CHAT_MAX_MESSAGE_CHARS", 8000)
 CHAT_MESSAGES_PER_MINUTE = env_int("CHAT_MESSAGES_PER_MINUTE", 20)
 CHAT_DAILY_TOKEN_BUDGET = env_int("CHAT_DAILY_TOKEN_BUDGET", 200000)
+# An open socket re-checks its session and account against the database when its last
+# positive check is older than this (sign-outs close sockets at once regardless).
+CHAT_SIGNIN_RECHECK_SECONDS = env_float("CHAT_SIGNIN_RECHECK_SECONDS", 5.0)
 WORKER_STALE_SECONDS = env_int("WORKER_STALE_SECONDS", 180)
 # How long corrections and merge decisions keep the words an undo needs; then a daily job
 # erases them in place (memory/services/corrections.py) and a merge can no longer be reverted.
