@@ -349,8 +349,9 @@ def _recall(user, conversation: Conversation, text: str, now: datetime, *,
     """The turn's Read, and with ``self_names`` the user's own names for the offline reply
     (in the same call: one hop less). With ``own_thread`` it runs in a pool thread
     (``thread_sensitive=False`` at the call): on the process's one sync thread every connected
-    user's Read queued behind the others'. A pool thread keeps no connection between turns,
-    so a database restart cannot leave it holding a dead one."""
+    user's Read queued behind the others'. A pool thread keeps its connection between turns
+    only as the settings allow (``DB_CONN_MAX_AGE``, default 0: none), checked before use
+    (``conn_health_checks``), so a database restart cannot leave it holding a dead one."""
     from memory.services.read import recall
 
     if own_thread:
@@ -361,7 +362,7 @@ def _recall(user, conversation: Conversation, text: str, now: datetime, *,
         names = _self_names(user) if self_names else []
     finally:
         if own_thread:
-            connection.close()
+            close_old_connections()
     return record.to_dict(limit=RECORD_LIST_LIMIT), names
 
 
