@@ -4,7 +4,7 @@ packed to ``MEMORY_BUDGET_TOKENS``. Strategies ``"graph"`` (graph candidates onl
 
 Steps, each measured in ``timings_ms``:
 
-1. **embed** — the content words (one batch) and, for ``default``, the whole message.
+1. **embed** — the content words and, for ``default``, the whole message, in one batch.
 2. **seed** — names and aliases matched lexically first, embedding only for words that name
    nothing (``memory.core.seeding.precise_seed_keys``); a seed starts at its similarity; a
    relation key seeds the ends of its ``relation_edges`` strongest live edges only; at most
@@ -164,18 +164,28 @@ def _graph_candidates(cursor, user_id: int, snapshot: GraphSnapshot, strength: n
     return candidates
 
 
+def sentence_limit(options: ReadOptions) -> int:
+    """How many stored sentences compete: one per ``sentence_tokens`` of the budget, about as
+    many as would fill it alone (a sentence line is ~20 tokens). The graph's candidates then
+    compete with the best sentences, not with their long tail: on the LoCoMo dev file, 10
+    sentences at 200 tokens recall 0.659, 40 recall 0.614 (docs/BENCHMARKS.md)."""
+    return max(math.ceil(options.budget_tokens / max(options.sentence_tokens, 1)), 1)
+
+
 def _sentence_candidates(user_id: int, message: str, vector: np.ndarray, conversation,
                          options: ReadOptions) -> list[Candidate]:
     hits = sentences.search(user=user_id, text=message, vector=vector,
-                            limit=options.sentence_candidates,
+                            limit=sentence_limit(options),
                             exclude_conversation=conversation.pk if conversation else None,
                             min_terms=max(options.passage_min_words, 1))
     return [Candidate(key=f"m{hit.message_id}", source="sentence", source_id=hit.id,
                       text=hit.text, speaker=hit.speaker, said_on=hit.said_at.date(),
                       message_id=hit.message_id)
             for hit in hits
-            if hit.similarity + options.passage_lexical_weight * (hit.lexical or 0.0)
-            >= options.passage_threshold]
+            # Close in meaning, or sharing a rare enough word: an unrelated message injects
+            # nothing, a message naming "pottery" finds the one sentence about it.
+            if hit.similarity >= options.passage_threshold
+            or (hit.lexical or 0.0) >= options.passage_min_bm25]
 
 
 def _cost(candidate: Candidate) -> float:
@@ -195,8 +205,10 @@ def ranked_recall(*, user_id: int, message: str, now: datetime, conversation,
     with_sentences = options.strategy == "default"
 
     started = time.perf_counter()
-    vectors = embedding.embed(words)
-    message_vector = embedding.embed([message])[0] if with_sentences else None
+    # One batch: the content words and, for the sentence search, the whole message.
+    embedded = embedding.embed([*words, message] if with_sentences else words)
+    vectors = embedded[:len(words)]
+    message_vector = embedded[len(words)] if with_sentences else None
     timings["embed"] = _ms(started)
 
     fired, crossed, seeds = [], [], {}

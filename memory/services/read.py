@@ -88,7 +88,7 @@ class ReadOptions:
     strategy: str = _setting("MEMORY_READ_STRATEGY", "default")
     # Strategy "default": which stored sentences may be injected (SPEC §5.7).
     passage_threshold: float = _setting("MEMORY_PASSAGE_THRESHOLD", 0.30)
-    passage_lexical_weight: float = _setting("MEMORY_PASSAGE_LEXICAL_WEIGHT", 0.60)
+    passage_min_bm25: float = _setting("MEMORY_PASSAGE_MIN_BM25", 3.0)
     passage_min_words: int = _setting("MEMORY_PASSAGE_MIN_WORDS", 3)
     # Read v2, strategies "graph" and "default" (SPEC §5.7):
     budget_tokens: int = _setting("MEMORY_BUDGET_TOKENS", 200)
@@ -100,7 +100,7 @@ class ReadOptions:
     graph_weight: float = _setting("MEMORY_GRAPH_WEIGHT", 0.5)
     graph_lines: int = _setting("MEMORY_GRAPH_LINES", 3)
     graph_snippets: int = _setting("MEMORY_GRAPH_SNIPPETS", 400)
-    sentence_candidates: int = _setting("MEMORY_SENTENCE_CANDIDATES", 40)
+    sentence_tokens: int = _setting("MEMORY_SENTENCE_TOKENS", 20)
 
     @classmethod
     def from_settings(cls, **overrides) -> ReadOptions:

@@ -26,8 +26,8 @@ def test_json_output_has_exactly_the_documented_shape_and_cleans_up(settings, al
     settings.ANTHROPIC_API_KEY = "sk-test-not-used"  # --extractor offline hides it for the run
     out, err = StringIO(), StringIO()
 
-    call_command("bench_locomo", str(SAMPLE), "--samples", "1", "--json", stdout=out,
-                 stderr=err)
+    call_command("bench_locomo", str(SAMPLE), "--samples", "1", "--budget", "100", "--json",
+                 stdout=out, stderr=err)
 
     result = json.loads(out.getvalue())
     assert list(result) == ["systems", "by_category", "questions", "skipped_evidence", "graph"]

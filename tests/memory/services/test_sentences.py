@@ -178,7 +178,7 @@ def test_search_fuses_full_text_and_vectors_and_reports_both_ranks(alice):
     assert best.text == "My sister Kate moved to Lisbon last spring."
     assert best.lexical_rank == 1 and best.dense_rank == 1
     assert best.score == pytest.approx(2 / (sentences.RRF_K + 1))
-    assert 0 < best.lexical < 1 and 0 < best.similarity <= 1
+    assert best.lexical > 0 and 0 < best.similarity <= 1
     assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
     # A sentence only the vector side found has no full-text rank.
     assert any(h.lexical_rank is None and h.dense_rank is not None for h in hits)
@@ -298,6 +298,28 @@ def test_reembed_recomputes_every_sentence_vector_of_one_user(alice, bob):
     row = Sentence.objects.for_user(alice).get()
     expected = embedding.embed([row.text])[0]
     assert float(sum(a * b for a, b in zip(row.vector, expected, strict=True))) > 0.999
+
+
+def cosine_to(row, text: str) -> float:
+    expected = embedding.embed([text])[0]
+    return float(sum(a * b for a, b in zip(row.vector, expected, strict=True)))
+
+
+def test_a_named_speakers_sentence_is_embedded_with_the_speaker_and_reembed_keeps_it(alice):
+    ended_conversation(alice, [(Role.USER, "I painted a sunrise over the lake.", "Melanie"),
+                               (Role.USER, "My own words carry no prefix.")])
+    said = "Melanie: I painted a sunrise over the lake."
+
+    melanie = Sentence.objects.for_user(alice).get(speaker="Melanie")
+    mine = Sentence.objects.for_user(alice).get(speaker="")
+    assert melanie.text == "I painted a sunrise over the lake."
+    assert cosine_to(melanie, said) > 0.999 and cosine_to(melanie, melanie.text) < 0.99
+    assert cosine_to(mine, "My own words carry no prefix.") > 0.999
+
+    Sentence.objects.for_user(alice).update(vector=[0.0] * 383 + [1.0])
+    sentences.reembed_sentences(user_id=alice.pk)
+
+    assert cosine_to(Sentence.objects.for_user(alice).get(speaker="Melanie"), said) > 0.999
 
 
 def test_the_migration_backfills_ended_conversations_honouring_what_was_forgotten(alice, bob):
