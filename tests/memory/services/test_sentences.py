@@ -306,7 +306,7 @@ def cosine_to(row, text: str) -> float:
 
 
 def test_a_named_speakers_sentence_is_embedded_with_the_speaker_and_reembed_keeps_it(alice):
-    ended_conversation(alice, [(Role.USER, "I painted a sunrise over the lake.", "Melanie"),
+    ended_conversation(alice, [(Role.USER, "I painted a sunrise over the lake.", "Melanie", False),
                                (Role.USER, "My own words carry no prefix.")])
     said = "Melanie: I painted a sunrise over the lake."
 
