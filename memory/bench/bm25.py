@@ -28,12 +28,11 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
 
+from memory.core.passages import BM25_B as B
+from memory.core.passages import BM25_K1 as K1
 from memory.core.words import STOP_WORDS
 
 __all__ = ["BM25", "K1", "B", "tokens"]
-
-K1 = 1.5
-B = 0.75
 
 _TOKEN = re.compile(r"[^\W_]+")  # as memory.core.words: apostrophes and punctuation split
 

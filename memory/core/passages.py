@@ -79,14 +79,21 @@ def lexical_terms(text: str) -> list[str]:
     return [t for t in _TOKEN.findall(text.lower()) if len(t) >= 2 and t not in STOP_WORDS]
 
 
+BM25_K1 = 1.5
+BM25_B = 0.75
+"""Okapi BM25's parameters, for ``LexicalIndex`` and the sentence store's SQL ranking."""
+
+
 class LexicalIndex:
-    """Okapi BM25 (k1 = 1.5, b = 0.75, idf = ln(1 + (N − n + 0.5)/(n + 0.5))) over passages.
+    """Okapi BM25 (k1 = ``BM25_K1``, b = ``BM25_B``, idf = ln(1 + (N − n + 0.5)/(n + 0.5)))
+    over passages.
 
     Built once per cached passage set; ``scores`` is one sparse pass over the postings of the
     query's distinct terms, so a Read costs O(postings of its words), not O(passages).
     """
 
-    def __init__(self, documents: Sequence[Sequence[str]], *, k1: float = 1.5, b: float = 0.75):
+    def __init__(self, documents: Sequence[Sequence[str]], *, k1: float = BM25_K1,
+                 b: float = BM25_B):
         self.n = len(documents)
         lengths = np.fromiter((len(d) for d in documents), dtype=np.float64, count=self.n)
         avgdl = float(lengths.mean()) if self.n and lengths.sum() else 1.0

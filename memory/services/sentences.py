@@ -49,6 +49,8 @@ from django.utils.crypto import salted_hmac
 from memory import embedding
 from memory.core.passages import (
     ASSISTANT_SPEAKER,
+    BM25_B,
+    BM25_K1,
     Forgotten,
     fold_text,
     forgotten_from_corrections,
@@ -350,7 +352,7 @@ _SEARCH_SQL = """
     SET LOCAL hnsw.iterative_scan TO DEFAULT
 """
 
-# Full text ranked by Okapi BM25 (k1 = 1.5, b = 0.75, the Lucene idf) over the user's own
+# Full text ranked by Okapi BM25 (``BM25_K1``, ``BM25_B``, the Lucene idf) over the user's own
 # sentences: any of the message's content words (a question's words rarely all occur in one
 # sentence), each weighted by how rare it is among this user's sentences — ``ts_rank_cd`` has
 # no idf, so "Caroline" (in every sentence she said) would weigh as much as "pottery". A
@@ -359,7 +361,8 @@ _SEARCH_SQL = """
 # generated column and parses any input safely; each distinct lexeme counts once.
 _LEXICAL_SQL = """
     SELECT id, r, row_number() OVER (ORDER BY r DESC, id) AS rank FROM (
-        SELECT s.id, sum(t.idf * 2.5 / (1 + 1.5 * (0.25 + 0.75 * s.terms / st.avgdl))) AS r
+        SELECT s.id, sum(t.idf * ({k1} + 1) / (1 + {k1} * (1 - {b} + {b} * s.terms / st.avgdl)))
+               AS r
         FROM terms t
         JOIN {table} s ON s.user_id = %(user)s AND s.search @@ t.q {filters}
         CROSS JOIN st
@@ -408,7 +411,8 @@ def search(*, user, text: str, vector: np.ndarray, limit: int,
     if exclude_conversation is not None:
         filters += " AND s.conversation_id <> %(exclude)s"
     words = list(dict.fromkeys(lexical_terms(text)))
-    lexical = (_LEXICAL_SQL.format(table=table, config=SENTENCE_CONFIG, filters=filters)
+    lexical = (_LEXICAL_SQL.format(table=table, config=SENTENCE_CONFIG, filters=filters,
+                                   k1=float(BM25_K1), b=float(BM25_B))
                if words else _NO_LEXICAL_SQL)
     terms = _TERMS_SQL.format(table=table, config=SENTENCE_CONFIG) if words else ""
     sql = _SEARCH_SQL.format(ef=max(2 * k, 100), table=table, lexical=lexical, filters=filters,
