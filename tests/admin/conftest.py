@@ -8,7 +8,6 @@ import uuid
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-import numpy as np
 import pytest
 from django.contrib.admin.utils import quote
 from django.urls import reverse
@@ -19,20 +18,11 @@ from memory.core.merge_rules import normalise_name
 from memory.models import Edge, EdgeEpisode, Episode, MergeDecision, Node, NodeEpisode, Snippet
 from memory.services import keys
 from memory.services.write import commit_batch
+from tests.memory.factories import HashEncoder
 
 NOW = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
 BILL_BATCH = Path(__file__).resolve().parents[1] / "memory" / "fixtures" / "batches" / "bill.json"
 BILL_SAYS = "Had drinks with my friend Bill from Leeds yesterday."
-
-
-class HashEncoder:
-    """A deterministic stand-in for the sentence model: keys are not under test here."""
-
-    name, dim = "hash-stand-in", 384
-
-    def encode(self, texts):
-        rows = [np.random.default_rng(sum(map(ord, t))).standard_normal(384) for t in texts]
-        return np.asarray(rows, dtype=np.float32)
 
 
 @pytest.fixture(autouse=True)

@@ -11,6 +11,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from datetime import UTC, datetime
 
+import numpy as np
+
 from memory.core.cleaning import normalise_name
 from memory.models import Edge, EdgeEpisode, Episode, Node, NodeEpisode, Snippet
 from memory.services.keys import sync_node_keys, sync_relation_keys
@@ -67,3 +69,14 @@ def make_edge(user, source: Node, relation: str, target: Node, *, strength: floa
     )
     sync_relation_keys(user_id=user_id, relations=[relation])
     return edge
+
+
+class HashEncoder:
+    """A deterministic stand-in for the sentence model, for tests where embeddings are not
+    under test: a text's vector is seeded by its characters (same text, same vector)."""
+
+    name, dim = "hash-stand-in", 384
+
+    def encode(self, texts):
+        rows = [np.random.default_rng(sum(map(ord, t))).standard_normal(384) for t in texts]
+        return np.asarray(rows, dtype=np.float32)

@@ -4,22 +4,14 @@ them, leaves nothing behind, and refuses malformed files."""
 import json
 from io import StringIO
 
-import numpy as np
 import pytest
 from django.core.management import CommandError, call_command
 
 from memory import embedding
 from memory.models import Node
+from tests.memory.factories import HashEncoder
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-class HashEncoder:
-    name, dim = "hash-stand-in", 384
-
-    def encode(self, texts):
-        rows = [np.random.default_rng(sum(map(ord, t))).standard_normal(384) for t in texts]
-        return np.asarray(rows, dtype=np.float32)
 
 
 @pytest.fixture(autouse=True)

@@ -4,13 +4,13 @@ person kept apart."""
 
 from datetime import UTC, datetime
 
-import numpy as np
 import pytest
 
 from memory import embedding
 from memory.models import MergeDecision, Node
 from memory.services import merge
 from memory.services.write import commit_batch
+from tests.memory.factories import HashEncoder
 
 pytestmark = pytest.mark.django_db
 
@@ -18,16 +18,6 @@ T0 = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
 T1 = datetime(2026, 3, 2, 12, 0, tzinfo=UTC)
 ISSUE_GRAPH = ["Melanie", "Matt Patterson", "Caroline", "Jonathan Reyes", "Elizabeth",
                "Alexander", "Samuel"]
-
-
-class HashEncoder:
-    """A deterministic stand-in for the sentence model: keys are synced, not under test."""
-
-    name, dim = "hash-stand-in", 384
-
-    def encode(self, texts):
-        rows = [np.random.default_rng(sum(map(ord, t))).standard_normal(384) for t in texts]
-        return np.asarray(rows, dtype=np.float32)
 
 
 @pytest.fixture(autouse=True)

@@ -5,7 +5,6 @@ from datetime import UTC, datetime, timedelta
 from io import StringIO
 from pathlib import Path
 
-import numpy as np
 import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
@@ -15,19 +14,12 @@ from chat.models import Conversation, Message
 from memory import embedding
 from memory.core.merge_rules import normalise_name
 from memory.models import Edge, Episode, Node
+from tests.memory.factories import HashEncoder
 
 pytestmark = pytest.mark.django_db
 
 BATCHES = Path(__file__).resolve().parents[1] / "fixtures" / "batches"
 NOW = "2026-03-01T12:00:00+00:00"
-
-
-class HashEncoder:
-    name, dim = "hash-stand-in", 384
-
-    def encode(self, texts):
-        rows = [np.random.default_rng(sum(map(ord, t))).standard_normal(384) for t in texts]
-        return np.asarray(rows, dtype=np.float32)
 
 
 @pytest.fixture(autouse=True)

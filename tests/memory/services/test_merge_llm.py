@@ -5,7 +5,6 @@ import json
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 from memory import embedding
@@ -15,19 +14,12 @@ from memory.services.graph_io import export_graph
 from memory.services.merge import confirm, keep_apart
 from memory.services.write import commit_batch
 from tests.fakes.anthropic_server import Error, ToolCall
+from tests.memory.factories import HashEncoder
 
 pytestmark = pytest.mark.django_db
 
 BATCHES = Path(__file__).resolve().parents[1] / "fixtures" / "batches"
 NOW = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
-
-
-class HashEncoder:
-    name, dim = "hash-stand-in", 384
-
-    def encode(self, texts):
-        rows = [np.random.default_rng(sum(map(ord, t))).standard_normal(384) for t in texts]
-        return np.asarray(rows, dtype=np.float32)
 
 
 @pytest.fixture(autouse=True)

@@ -4,7 +4,6 @@ import json
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 from chat.models import Conversation
@@ -25,22 +24,13 @@ from memory.services import keys
 from memory.services.graph_io import canonical_graph, export_graph
 from memory.services.merge import confirm, keep_apart, merge_held, merge_nodes, revert_merge
 from memory.services.write import commit_batch
+from tests.memory.factories import HashEncoder
 
 pytestmark = pytest.mark.django_db
 
 BATCHES = Path(__file__).resolve().parents[1] / "fixtures" / "batches"
 NOW = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
 LATER = NOW + timedelta(days=2)
-
-
-class HashEncoder:
-    """A deterministic stand-in for the sentence model: keys are not under test here."""
-
-    name, dim = "hash-stand-in", 384
-
-    def encode(self, texts):
-        rows = [np.random.default_rng(sum(map(ord, t))).standard_normal(384) for t in texts]
-        return np.asarray(rows, dtype=np.float32)
 
 
 @pytest.fixture(autouse=True)

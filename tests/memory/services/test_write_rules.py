@@ -5,7 +5,6 @@ import json
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-import numpy as np
 import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
@@ -14,21 +13,12 @@ from memory import embedding
 from memory.core.merge_rules import normalise_name
 from memory.models import Edge, EdgeEpisode, MemoryKey, MergeDecision, Node, NodeEpisode, Snippet
 from memory.services.write import commit_batch
+from tests.memory.factories import HashEncoder
 
 pytestmark = pytest.mark.django_db
 
 BATCHES = Path(__file__).resolve().parents[1] / "fixtures" / "batches"
 NOW = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
-
-
-class HashEncoder:
-    """A deterministic stand-in for the sentence model: keys are synced, not under test."""
-
-    name, dim = "hash-stand-in", 384
-
-    def encode(self, texts):
-        rows = [np.random.default_rng(sum(map(ord, t))).standard_normal(384) for t in texts]
-        return np.asarray(rows, dtype=np.float32)
 
 
 @pytest.fixture(autouse=True)
