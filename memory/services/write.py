@@ -33,7 +33,8 @@ from memory.models import (
 )
 from memory.services import keys, merge
 from memory.services import reinforce as reinforcement
-from memory.services.graph_io import MAX_NAME, MAX_RELATION, find_unstorable
+from memory.services.graph_io.document import MAX_NAME, MAX_RELATION
+from memory.services.graph_io.storable import find_unstorable
 from memory.services.locks import user_lock
 
 __all__ = ["WriteSummary", "commit_batch"]
