@@ -113,7 +113,7 @@ def _reading(inc: PersonName, form: PersonName) -> bool:
     return loosely_related(a[0], b[0])
 
 
-def _title_in_doubt(inc: PersonName, inc_gender: str, node: StoredNode) -> bool:
+def _title_against_first_name(inc: PersonName, inc_gender: str, node: StoredNode) -> bool:
     """A gendered title ("Mr. Brown") matched by surname to a node the graph knows no gender
     of, but whose first name the first-name lists give to the other gender (Lucy Brown)."""
     if not (inc.title and inc_gender) or node_gender(node):
@@ -127,10 +127,11 @@ def person_verdict(
 ) -> MergeVerdict | None:
     """Rules 3a–3e (PERSON): every node one of ``_person_match``'s reasons links to the new
     name is a candidate. Exactly one, and nothing the user said contradicts it → merge —
-    unless it is in doubt: a "variant" of the name (held), a gendered title against a first
-    name of the other gender (held), or a near-tie: another node, not contradicted, that is
-    a plausible reading of the name under the loosest rules (held with it). Several → hold
-    among those not contradicted. Only contradicted ones → a new node."""
+    unless it is in doubt: a "variant" of the name (held) or a near-tie: another node, not
+    contradicted, that is a plausible reading of the name under the loosest rules (held with
+    it). A gendered title whose only match has a first name the lists give to the other
+    gender ("Mr. Brown", Lucy Brown) → a new node. Several → hold among those not
+    contradicted. Only contradicted ones → a new node."""
     inc = parse_person(new)
     inc_gender = mention.gender or gender_of_titles([inc.title])
     found: dict[int, str] = {}
@@ -160,8 +161,11 @@ def person_verdict(
     only = by_id[fitting[0]]
     if rule == VARIANT:
         return make_verdict(HOLD, fitting, VARIANT, scores)
-    if rule == "title" and _title_in_doubt(inc, inc_gender, only):
-        return make_verdict(HOLD, fitting, "title-gender", scores)
+    if rule == "title" and _title_against_first_name(inc, inc_gender, only):
+        # The user's own "Mr." against a woman's first name (or "Mrs." against a man's): as
+        # good as a contradiction for a title match, which is the weakest evidence of all —
+        # a surname. The worst case is a duplicate to merge later, never two identities lost.
+        return make_verdict(NEW, fitting, "title-gender", scores)
     if rule != "title":
         near = [
             n

@@ -163,12 +163,12 @@ def decide_merge(
          → hold;
       2c. ORG only: the same name with the same legal form written another way (Acme Corp /
          Acme Corporation) → merge ("legal-form"), several → hold;
-      3. PERSON only (``merge_people.person_verdict``): nickname, title + surname, first name of a
-         full name, respelling, clipped or pet form — exactly one candidate that nothing
-         contradicts → merge under that rule; several → hold ("<rule>-ambiguous"); a
-         variant of the name ("variant"), a gendered title against a first name of the
-         other gender ("title-gender") or another plausible reading ("<rule>-near-tie")
-         → hold; only contradicted ones → new ("contradiction");
+      3. PERSON only (``merge_people.person_verdict``): nickname, title + surname, first
+         name of a full name, respelling, clipped or pet form — exactly one candidate that
+         nothing contradicts → merge under that rule; several → hold ("<rule>-ambiguous");
+         a variant of the name ("variant") or another plausible reading
+         ("<rule>-near-tie") → hold; a gendered title against the first name of its only
+         match ("title-gender") or only contradicted ones ("contradiction") → new;
       4. the same name (or alias) on a non-provisional node of another kind, when either
          kind is a catch-all (OTHER, THING) → hold ("other-kind"), never a silent twin;
       5. candidates for review ("similar"): similarity > threshold, or one name's

@@ -11,9 +11,10 @@ relation between two spellings of a first name says *why* they may be one person
   Caro/Caroline);
 * ``pet-form`` — a clipped form with a diminutive ending, which is no prefix (Gabi/Gabriela,
   Rosie/Rosalind, Katie/Kate, Gracie/Grace);
-* ``variant`` — the table links two full forms of a name, neither shorter than the other
-  (Sophia/Sophie, Helen/Elena): the same name in another language, or two names. A variant
-  is a reason to ask, never to merge.
+* ``variant`` — the table links two full forms of a name, neither shorter than the other,
+  that begin alike (Sophia/Sophie): the same name in another language, or two names. A
+  variant is a reason to ask, never to merge; forms that begin otherwise (Helen/Elena) are
+  not even that.
 
 The guards are just as important: a name's ending carries gender in many languages
 (Daniel/Daniela, Louis/Louise, Paul/Pauline, Christian/Christina), so two names that differ
@@ -37,6 +38,7 @@ from rapidfuzz.distance import OSA
 
 from memory.core.first_names import (
     genders_differ,
+    is_given_name,
     name_gender,
     name_group,
     nicknamer,
@@ -207,8 +209,17 @@ def _spelling(a: str, b: str) -> bool:
     if key != _skeleton(b) or sum(c != "*" for c in key) < 3:
         return False
     # The first vowel is how a name sounds; respellings keep it (Bryan/Brian: y is i), other
-    # names of one skeleton do not (Wanda/Wendy, Robin/Ruben, Taylor/Tyler).
-    return _first_vowels(a) == _first_vowels(b) and OSA.distance(a, b) <= 2
+    # names of one skeleton do not (Wanda/Wendy, Robin/Ruben, Taylor/Tyler). A respelling
+    # changes one sound: one edit once "ph" and "v" are read as "f" and a final "e" is
+    # dropped (Stephen/Steven, Isabel/Isabelle); two changes are another name of the same
+    # origin (Carlos/Charles: an "h" and another vowel).
+    return _first_vowels(a) == _first_vowels(b) and OSA.distance(_sound(a), _sound(b)) <= 1
+
+
+def _sound(word: str) -> str:
+    """A name as it sounds for counting edits: "ph" and "v" as "f", no final "e"."""
+    word = word.replace("ph", "f").replace("v", "f")
+    return word[:-1] if word.endswith("e") and len(word) > 3 else word
 
 
 def _first_vowels(word: str) -> str:
@@ -229,10 +240,15 @@ def _pet_form(a: str, b: str) -> bool:
     """One name is a clipped form of the other plus a diminutive ending, and not a prefix of
     it (Gabi/Gabriela, Rosie/Rosalind, Katie/Kate): the clipped stem keeps three letters or
     more; the nickname table does not list nicknames of the clipped name itself (then it is a
-    full name: Mary is no pet form of Margaret, nor Marie of Martha) and, when it lists the
-    full name's nicknames, the clipped name shares a group with them (Katie and Kate are both
-    Katy's; Christie is none of Christopher's); and the lists do not give the two names to
-    different genders (Ross/Rosa, Tony/Tonya, Hans/Hannah are other people)."""
+    full name: Mary is no pet form of Margaret, nor Marie of Martha); the lists do not give
+    the two names to different genders (Ross/Rosa, Tony/Tonya, Hans/Hannah are other people).
+    When the table lists the full name's nicknames, the clipped name shares a group with them
+    (Katie and Kate are both Katy's; Christie is none of Christopher's) — or it is a pet form
+    of one of them that is no given name of its own (Mags from Maggie, Margaret's). A pet form
+    that is a given name of the lists, on a stem the full name extends by one or two letters
+    only, may be another name on the same stem (Toni/Tonya, Brandy/Brandon): it counts only
+    when the lists give both names to the same gender (Kirsty/Kirsten, Holly/Hollie,
+    Katie/Kate)."""
     if not (_latin(a) and _latin(b)) or genders_differ(a, b):
         return False
     if len(a) == len(b):
@@ -242,18 +258,31 @@ def _pet_form(a: str, b: str) -> bool:
             continue  # a plain prefix: the short-form rule and its guards decide
         if nicknamer().nicknames_of(pet):
             continue  # the table knows it as a full name with nicknames of its own (Mary)
-        if nicknamer().nicknames_of(full) and not name_group(pet) & name_group(full):
-            continue  # the table lists the full name's nicknames, and this is none of them
-        for ending in _DIMINUTIVE_ENDINGS:
-            stem = pet[: -len(ending)]
-            if (
-                pet.endswith(ending)
-                and len(stem) >= MIN_SHORT_FORM
-                and full.startswith(stem)
-                and len(full) > len(stem)
-            ):
-                return True
+        given = is_given_name(pet)
+        listed = nicknamer().nicknames_of(full)
+        for stem in _pet_stems(pet):
+            if listed and not name_group(pet) & name_group(full):
+                # The table lists the full name's nicknames and this is none of them.
+                if not given and any(n.startswith(stem) and n != stem for n in listed):
+                    return True
+                continue
+            rest = full[len(stem) :]
+            if not full.startswith(stem) or not rest:
+                continue
+            if given and len(rest) <= 2 and not same_gender(pet, full):
+                continue  # maybe another name on the same stem (Toni/Tonya, Brandy/Brandon)
+            return True
     return False
+
+
+def _pet_stems(pet: str) -> list[str]:
+    """The clipped stems a pet form may be built on: the name without a diminutive ending,
+    three letters or more (Katie → kat, Mags → mag)."""
+    return [
+        pet[: -len(ending)]
+        for ending in _DIMINUTIVE_ENDINGS
+        if pet.endswith(ending) and len(pet) - len(ending) >= MIN_SHORT_FORM
+    ]
 
 
 def relate_first_names(a: str, b: str) -> str | None:
@@ -263,14 +292,20 @@ def relate_first_names(a: str, b: str) -> str | None:
 
     A link of the nickname table counts as a nickname only when one name is shorter than
     the other (Liz/Elizabeth, Annie/Anne); two names of the same length are two full forms
-    ("variant": Sophia/Sophie, Helen/Elena), and a link between names the first-name lists
-    give to different genders is no evidence (Louis/Louise, listed as one group)."""
+    ("variant": Sophia/Sophie; nothing when they begin with other letters, Helen/Elena), and
+    a link between names the first-name lists give to different genders is no evidence
+    (Louis/Louise, listed as one group)."""
     if a == b or not a or not b:
         return None
     if (a in name_group(b) or b in name_group(a)) and not genders_differ(a, b):
         if len(a) != len(b):
             return NICKNAME
-        return SPELLING if _spelling(a, b) else VARIANT
+        if _spelling(a, b):
+            return SPELLING
+        # Two full forms that begin alike may be one person's (Sophia/Sophie, Cathy/Kathy);
+        # forms that begin otherwise are the name in another language (Helen/Elena,
+        # Helen/Ellen), and a person is called by their own form.
+        return VARIANT if _initial(a) == _initial(b) else None
     if _spelling(a, b):
         return SPELLING
     if _short_form(a, b):
@@ -278,6 +313,13 @@ def relate_first_names(a: str, b: str) -> str | None:
     if _pet_form(a, b):
         return PET_FORM
     return None
+
+
+def _initial(word: str) -> str:
+    """The first sound of a name, written one way: "k" as "c" (Kathy/Cathy), "ph" as "f"."""
+    if word.startswith("ph"):
+        return "f"
+    return "c" if word[0] == "k" else word[0]
 
 
 def loosely_related(a: str, b: str) -> bool:
