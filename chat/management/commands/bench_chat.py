@@ -1034,27 +1034,54 @@ class Command(BaseCommand):
         cpu_before = cpu_after = None
         try:
             # One unmeasured turn per account (loads the model and the account's keys); every
-            # user's socket is opened before the clock starts.
+            # user's socket is opened before the clock starts, and before the warm-up turns:
+            # Daphne drops a handshake not accepted within 5 s (--websocket_connect_timeout),
+            # which a server busy with warm-up turns missed for most of 500 sockets. A socket
+            # that still fails to open is tried twice more; one that never opens sends nothing
+            # (counted in the warm-up errors and in ``sockets_open``).
             first_of = {}
             for i, client in enumerate(clients):
                 first_of.setdefault(client.username, i)
-            warm = Progress(self._say, "warm-up: sockets and one turn per account")
-            opened = [0]
             gate = asyncio.Semaphore(50)
+            opening = Progress(self._say, "warm-up: open the sockets")
+            opened = [0]
+
+            async def open_socket(i: int, client: Client) -> None:
+                async with gate:
+                    for attempt in range(3):
+                        try:
+                            sockets[i] = await self._connect(client)
+                            break
+                        except TurnFailed as exc:
+                            if attempt == 2:
+                                stats.warmup_errors[f"open:{exc.code}"] += 1
+                            else:
+                                await asyncio.sleep(1.0 + attempt)
+                opened[0] += 1
+                opening(opened[0], len(clients))
+
+            warm = Progress(self._say, "warm-up: one turn per account")
+            warmed = [0]
 
             async def warm_up(i: int, client: Client) -> None:
                 async with gate:
                     try:
-                        sockets[i] = await self._connect(client)
-                        if first_of[client.username] == i:
-                            turn = await self._turn(sockets[i], self._message(client), opts)
-                            stats.warmup_done.append(turn.done_ms)
+                        turn = await self._turn(sockets[i], self._message(client), opts)
+                        stats.warmup_done.append(turn.done_ms)
                     except TurnFailed as exc:
                         stats.warmup_errors[exc.code] += 1
-                opened[0] += 1
-                warm(opened[0], len(clients))
+                warmed[0] += 1
+                warm(warmed[0], len(first_of))
 
-            tasks[:] = [asyncio.create_task(warm_up(i, c)) for i, c in enumerate(clients)]
+            tasks[:] = [asyncio.create_task(open_socket(i, c)) for i, c in enumerate(clients)]
+            await asyncio.gather(*tasks, return_exceptions=True)
+            if interrupted:
+                raise Interrupted
+            tasks[:] = [
+                asyncio.create_task(warm_up(i, c))
+                for i, c in enumerate(clients)
+                if first_of[c.username] == i and i in sockets
+            ]
             await asyncio.gather(*tasks, return_exceptions=True)
             if interrupted:
                 raise Interrupted
@@ -1198,6 +1225,7 @@ class Command(BaseCommand):
             **_cpu_figures(cpu_before, cpu_after, len(stats.done)),
             "offered_per_s": round(offered / duration, 2),
             "nominal_offered_per_s": round(len(clients) / opts["think"], 2),
+            "sockets_open": len(sockets),
             "elapsed_s": round(elapsed, 2),
             "turns_per_s": round(in_window / duration, 2),
             **_latency_figures(stats),
