@@ -11,7 +11,6 @@ from __future__ import annotations
 from collections import Counter
 from datetime import datetime
 
-from django.db import transaction
 from django.db.models import BooleanField, CharField, F, Func, Q, Value
 from django.db.models.expressions import RawSQL
 from django.utils import timezone
@@ -33,7 +32,7 @@ from memory.services.graph_io.document import (
 )
 from memory.services.graph_io.export import export_graph
 from memory.services.graph_io.import_ import import_graph
-from memory.services.merge import merge_nodes, revert_merge
+from memory.services.merge import MergeError, merge_nodes, revert_merge
 from memory.services.read import recall
 from pegasus_site.api import (
     ApiError,
@@ -285,21 +284,10 @@ class NodeDetailView(ApiMixin, GenericAPIView):
         node = self.get_object()
         patch = s.NodePatchSerializer(data=request.data)
         patch.is_valid(raise_exception=True)
-        data, user, now = patch.validated_data, request.user, timezone.now()
+        user, now = request.user, timezone.now()
         try:
-            with transaction.atomic():
-                if "name" in data:
-                    node = corrections.rename_node(user=user, node=node, name=data["name"],
-                                                   now=now)
-                if "kind" in data:
-                    node = corrections.change_kind(user=user, node=node, kind=data["kind"],
-                                                   now=now)
-                if "add_alias" in data:
-                    node = corrections.add_alias(user=user, node=node, alias=data["add_alias"],
-                                                 now=now)
-                if "remove_alias" in data:
-                    node = corrections.remove_alias(user=user, node=node,
-                                                    alias=data["remove_alias"], now=now)
+            node = corrections.correct_node(user=user, node=node,
+                                            changes=dict(patch.validated_data), now=now)
         except corrections.CorrectionError as exc:
             raise _correction_failed(exc) from None
         return Response(s.NodeDetailSerializer(node_detail(user, node, now)).data)
@@ -331,21 +319,12 @@ class NodeMergeView(ApiMixin, GenericAPIView):
         node = self.get_object()
         body = s.MergeRequestSerializer(data=request.data)
         body.is_valid(raise_exception=True)
-        into = self.get_queryset().filter(pk=body.validated_data["into"]).first()
-        if into is None:
-            raise ValidationError({"into": ["No such node."]})
-        if into.pk == node.pk:
-            raise ValidationError({"into": ["A node cannot be merged into itself."]})
-        if into.kind != node.kind:
-            raise ValidationError({"into": [
-                f"{node.name!r} is a {node.kind} and {into.name!r} a {into.kind}: only nodes "
-                "of the same kind can be merged."]})
         try:
-            decision = merge_nodes(user=request.user, keep=into, absorb=node,
-                                   reason="merged by the user", by=request.user,
+            decision = merge_nodes(user=request.user, keep=body.validated_data["into"],
+                                   absorb=node, reason="merged by the user", by=request.user,
                                    now=timezone.now())
-        except ValueError as exc:
-            raise ValidationError({"into": [str(exc)]}) from None
+        except MergeError as exc:
+            raise ValidationError({exc.field: [str(exc)]}) from None
         return Response(s.MergeDecisionSerializer(merge_payload(decision)).data,
                         status=status.HTTP_201_CREATED)
 

@@ -59,6 +59,7 @@ __all__ = [
     "CorrectionError",
     "add_alias",
     "change_kind",
+    "correct_node",
     "erase_expired_history",
     "forget_edge",
     "forget_node",
@@ -242,6 +243,32 @@ def change_kind(*, user, node, kind: str, now: datetime) -> Node:
 
 
 # --- forgetting -------------------------------------------------------------------------------
+
+
+NODE_CORRECTIONS = ("name", "kind", "add_alias", "remove_alias")
+
+
+def correct_node(*, user, node, changes: dict[str, str], now: datetime) -> Node:
+    """Apply several corrections to ``node`` together or not at all (the explorer's and the
+    API's node edit): ``changes`` maps ``name`` → ``rename_node``, ``kind`` →
+    ``change_kind``, ``add_alias`` → ``add_alias``, ``remove_alias`` → ``remove_alias``, run
+    in that order in one transaction under ``user_lock`` (each recorded as its own
+    ``Correction``). Returns the node as corrected. The first ``CorrectionError`` undoes
+    the ones before it; an unknown key is a ``CorrectionError`` of that field.
+    """
+    unknown = sorted(set(changes) - set(NODE_CORRECTIONS))
+    if unknown:
+        raise CorrectionError("Not a correction of a node.", field=unknown[0])
+    with user_lock(user.pk):
+        if "name" in changes:
+            node = rename_node(user=user, node=node, name=changes["name"], now=now)
+        if "kind" in changes:
+            node = change_kind(user=user, node=node, kind=changes["kind"], now=now)
+        if "add_alias" in changes:
+            node = add_alias(user=user, node=node, alias=changes["add_alias"], now=now)
+        if "remove_alias" in changes:
+            node = remove_alias(user=user, node=node, alias=changes["remove_alias"], now=now)
+        return _locked_node(user, node)
 
 
 def _edge_row(edge: Edge, names: dict[int, str]) -> dict:

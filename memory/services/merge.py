@@ -64,6 +64,7 @@ from memory.services.locks import user_lock
 
 __all__ = [
     "Judgement",
+    "MergeError",
     "Resolution",
     "confirm",
     "display_name",
@@ -709,6 +710,15 @@ def _edge_row(edge: Edge) -> dict:
     }
 
 
+class MergeError(ValueError):
+    """A merge of two stored nodes that cannot be made; ``str(exc)`` is fit to show the
+    user, ``field`` names the input at fault (``into``: the node to keep)."""
+
+    def __init__(self, message: str, *, field: str = "into"):
+        super().__init__(message)
+        self.field = field
+
+
 def _pk(value) -> int:
     return value.pk if isinstance(value, Node) else int(value)
 
@@ -731,18 +741,19 @@ def merge_nodes(*, user, keep, absorb, reason: str, by=None, now: datetime) -> M
       restores them. This keeps "one live edge per claim" and is exactly undoable.
 
     Then ``absorb`` is deleted and ``keep``'s keys synced. ``keep`` and ``absorb`` are nodes
-    or ids; a node that is missing or not ``user``'s raises ``ValueError`` (the same message
-    either way), as do different kinds, a node merged into itself and an absorbed self node.
+    or ids; a node that is missing or not ``user``'s raises ``MergeError`` (a ``ValueError``;
+    the same message either way), as do different kinds, a node merged into itself and an
+    absorbed self node — every check of a merge lives here, callers only map the error.
     Returns the ``merged`` decision (rule "manual", ``decided_by`` = ``by``).
     """
     keep_id, absorb_id = _pk(keep), _pk(absorb)
     if keep_id == absorb_id:
-        raise ValueError("a node cannot be merged into itself")
+        raise MergeError("A node cannot be merged into itself.")
     with user_lock(user.pk):
         found = {n.pk: n for n in Node.objects.for_user(user).select_for_update()
                  .filter(pk__in=[keep_id, absorb_id])}
         if len(found) != 2:
-            raise ValueError("node not found")
+            raise MergeError("Cannot merge: node not found.")
         return _merge_stored(user, found[keep_id], found[absorb_id], reason=reason, by=by,
                              now=now)
 
@@ -750,12 +761,12 @@ def merge_nodes(*, user, keep, absorb, reason: str, by=None, now: datetime) -> M
 def _merge_stored(user, keep: Node, absorb: Node, *, reason: str, by, now: datetime,
                   rule: str = "manual") -> MergeDecision:
     if keep.kind != absorb.kind:
-        raise ValueError(
-            f"cannot merge {absorb.name!r} ({absorb.kind}) into {keep.name!r} ({keep.kind}): "
-            "nodes of different kinds are different referents"
+        raise MergeError(
+            f"{absorb.name!r} is a {absorb.kind} and {keep.name!r} a {keep.kind}: only nodes "
+            "of the same kind can be merged (different kinds are different referents)."
         )
     if absorb.is_self:
-        raise ValueError("the self node can only be kept, never absorbed")
+        raise MergeError("The self node can only be kept, never absorbed.")
     absorb_episodes = sorted(NodeEpisode.objects.for_user(user).filter(node=absorb)
                              .values_list("episode_id", flat=True))
     keep_episodes = set(NodeEpisode.objects.for_user(user).filter(node=keep)

@@ -131,3 +131,25 @@ def test_forgetting_handles_every_kind_of_row_that_points_at_an_edge():
     for relation in Edge._meta.related_objects:
         if relation.related_model is not Edge:
             assert relation.on_delete in (models.CASCADE, models.SET_NULL), relation
+
+
+def test_several_corrections_of_a_node_apply_together_or_not_at_all(alice, graph):
+    before = export_graph(user=alice)
+    with pytest.raises(corrections.CorrectionError) as refused:
+        corrections.correct_node(user=alice, node=graph.boss,
+                                 changes={"name": "Josh B", "remove_alias": "Nobody"}, now=now())
+    assert refused.value.field == "remove_alias"
+    assert export_graph(user=alice) == before  # the rename before it was undone
+    assert not Correction.objects.exists()
+
+    node = corrections.correct_node(user=alice, node=graph.boss.pk,
+                                    changes={"name": "Josh B", "add_alias": "JB"}, now=now())
+    assert (node.name, node.aliases) == ("Josh B", ["Josh", "Joshua", "JB"])
+    assert Correction.objects.for_user(alice).count() == 2
+
+
+def test_bob_cannot_correct_alices_node_in_one_go(alice, bob, graph):
+    before = export_graph(user=alice)
+    with pytest.raises(Http404):
+        corrections.correct_node(user=bob, node=graph.boss.pk, changes={"name": "X"}, now=now())
+    assert export_graph(user=alice) == before

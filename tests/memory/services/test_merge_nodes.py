@@ -22,7 +22,14 @@ from memory.models import (
 )
 from memory.services import keys
 from memory.services.graph_io import canonical_graph, export_graph
-from memory.services.merge import confirm, keep_apart, merge_held, merge_nodes, revert_merge
+from memory.services.merge import (
+    MergeError,
+    confirm,
+    keep_apart,
+    merge_held,
+    merge_nodes,
+    revert_merge,
+)
 from memory.services.write import commit_batch
 from tests.memory.factories import HashEncoder
 
@@ -357,3 +364,24 @@ def test_bob_cannot_merge_or_revert_alices_nodes(alice, bob, graph):
         {"id": f"n{bobs.pk}", "kind": "PERSON", "name": "Bobby", "aliases": [],
          "properties": {}, "confidence": 0.5, "provisional": False, "is_self": False,
          "episodes": []}]
+
+
+def test_a_refused_merge_is_a_merge_error_on_the_node_to_keep(alice, bob, graph):
+    """The API maps these as they are (field and message): it repeats none of the checks."""
+    bobs = make_node(bob, "Bobby")
+    acme = Node.objects.for_user(alice).get(name="Acme")
+    refused = [
+        dict(keep=graph["william"], absorb=graph["william"]),
+        dict(keep=graph["william"], absorb=acme),
+        dict(keep=graph["william"], absorb=graph["me"]),
+        dict(keep=bobs.pk, absorb=graph["billy"]),
+        dict(keep=10**9, absorb=graph["billy"]),
+    ]
+    messages = []
+    for nodes in refused:
+        with pytest.raises(MergeError) as error:
+            merge_nodes(user=alice, reason="x", now=LATER, **nodes)
+        assert error.value.field == "into"
+        messages.append(str(error.value))
+    assert messages[3] == messages[4]  # another user's node reads as a missing one
+    assert "same kind" in messages[1]
