@@ -6,7 +6,7 @@ PY := $(VENV)/bin/python
 PORT ?= 8000
 export PORT
 
-.PHONY: run test lint format check-python venv migrate bench clean-db help
+.PHONY: run test _test_inner lint format check-python venv clean-db help
 
 help:
 	@echo "make run    - the app (Daphne + worker) on http://127.0.0.1:$(PORT)/, embedded Postgres"

@@ -97,7 +97,7 @@ def update_profile(*, user, display_name: str, time_zone: str, memory_enabled: b
 def export_account(*, user, now: datetime) -> dict:
     """Everything Pegasus keeps about ``user``: profile, memory graph (SPEC §6.1),
     conversations with their messages and what was recalled for each reply."""
-    from memory.services.graph_io import export_graph
+    from memory.services.graph_io.export import export_graph
 
     profile = get_profile(user)
     conversations = []

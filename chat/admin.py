@@ -10,7 +10,7 @@ from django.contrib import admin
 from django.db.models import Case, Count, F, Value, When
 
 from chat.models import Conversation, Message
-from memory.admin import USER_FILTER, ReadOnlyAdmin, admin_link, pretty_json
+from lib.admin import USER_FILTER, ReadOnlyAdmin, admin_link, pretty_json
 from ops.audit import TRANSCRIPT_PERMISSION
 
 

@@ -31,7 +31,7 @@ from accounts.services import still_signed_in, user_group
 from chat import services
 from chat.models import Conversation
 from memory.models import get_owned_or_404
-from memory.services.graph_io import find_unstorable
+from memory.services.graph_io.storable import find_unstorable
 
 MAX_FRAME_BYTES = 64 * 1024
 

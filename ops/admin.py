@@ -5,7 +5,7 @@ from django.conf import settings
 from django.contrib import admin
 from django.utils import timezone
 
-from memory.admin import ReadOnlyAdmin
+from lib.admin import ReadOnlyAdmin
 from ops.models import ModeratorView, WorkerHeartbeat
 
 

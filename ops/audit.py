@@ -30,7 +30,7 @@ def record_view(request, model, *, object_id: str = "", subject_id: int | None =
 
 
 def _list_subject(request) -> int | None:
-    # The owner filter (USER_FILTER in memory.admin) narrows a list to one user.
+    # The owner filter (USER_FILTER in lib.admin) narrows a list to one user.
     for key in ("user__id__exact", "user"):
         value = request.GET.get(key)
         if value and value.isdigit():

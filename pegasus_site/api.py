@@ -215,12 +215,6 @@ def api_not_found(request, *args, **kwargs):
     return error_response(404, "not_found", detail)
 
 
-def handler404(request, exception=None):
-    if request.path.startswith(API_PREFIX):
-        return error_response(404, "not_found", "Not found.")
-    return defaults.page_not_found(request, exception)
-
-
 def handler500(request):
     if request.path.startswith(API_PREFIX):
         return error_response(500, "server_error",

@@ -51,7 +51,6 @@ def env_list(name: str, default: list[str]) -> list[str]:
 
 PEGASUS_ENV = env_str("PEGASUS_ENV", "development")
 PRODUCTION = PEGASUS_ENV == "production"
-TESTING = env_bool("PEGASUS_TESTING", False)
 
 
 def _secret_key() -> str:

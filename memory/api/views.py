@@ -26,13 +26,13 @@ from memory.core.decay import is_dormant, strength_at
 from memory.models import Edge, Episode, MergeDecision, Node, NodeKind
 from memory.services import corrections, inbox
 from memory.services.decay import dormancy_sql
-from memory.services.graph_io import (
+from memory.services.graph_io.document import (
     GraphConflictError,
     GraphFormatError,
     GraphTooLargeError,
-    export_graph,
-    import_graph,
 )
+from memory.services.graph_io.export import export_graph
+from memory.services.graph_io.import_ import import_graph
 from memory.services.merge import merge_nodes, revert_merge
 from memory.services.read import recall
 from pegasus_site.api import (

@@ -13,4 +13,9 @@ Modules:
     decay        strength over time and reinforcement (§5.4)
     cleaning     the deterministic pass over an extractor batch (§5.5, §6.2)
     merge_rules  the deterministic merge rules and LLM confidence bands (§5.6)
+    merge_types  what the merge rules take and return (stored nodes, mentions, verdicts)
+    merge_people the merge rules for people: first names, titles, clipped forms (§5.6)
+    person_names how first names relate: nicknames, respellings, clipped and pet forms
+    person_roles what the user said about someone: roles, gender, contradictions
+    first_names  the nickname table and the first-name lists (gender, given names)
 """

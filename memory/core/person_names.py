@@ -11,30 +11,40 @@ relation between two spellings of a first name says *why* they may be one person
   Caro/Caroline);
 * ``pet-form`` — a clipped form with a diminutive ending, which is no prefix (Gabi/Gabriela,
   Rosie/Rosalind, Katie/Kate, Gracie/Grace);
-* ``variant`` — the table links two full forms of a name, neither shorter than the other
-  (Sophia/Sophie, Helen/Elena): the same name in another language, or two names. A variant
-  is a reason to ask, never to merge.
+* ``variant`` — the table links two full forms of a name, neither shorter than the other,
+  that begin alike (Sophia/Sophie): the same name in another language, or two names. A
+  variant is a reason to ask, never to merge; forms that begin otherwise (Helen/Elena) are
+  not even that.
 
 The guards are just as important: a name's ending carries gender in many languages
 (Daniel/Daniela, Louis/Louise, Paul/Pauline, Christian/Christina), so two names that differ
-only there are never one person's — unless the first-name lists below say both are given to
-the same gender (Isabel/Isabelle); a table link between names the lists give to different
-genders (Louis/Louise) is no evidence; what the user said about someone (sister, colleague,
-"Mr.") can contradict a candidate (``contradicts``). ``loosely_related`` is the widest
-reading of all of these: another stored name it relates to makes a match a near-tie.
+only there are never one person's — unless the first-name lists (``first_names``) say both
+are given to the same gender (Isabel/Isabelle); a table link between names the lists give
+to different genders (Louis/Louise) is no evidence; what the user said about someone
+(sister, colleague, "Mr.") can contradict a candidate (``person_roles.contradicts``,
+re-exported here with ``gender_of`` and ``roles_from_relations`` for the merge service).
+``loosely_related`` is the widest reading of all of these: another stored name it relates
+to makes a match a near-tie.
 """
 
 from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
-from pathlib import Path
 
-from nicknames import NickNamer
 from rapidfuzz.distance import OSA
+
+from memory.core.first_names import (
+    genders_differ,
+    is_given_name,
+    name_gender,
+    name_group,
+    nicknamer,
+    same_gender,
+)
+from memory.core.person_roles import TITLES, contradicts, gender_of, roles_from_relations
 
 __all__ = [
     "NICKNAME",
@@ -62,16 +72,27 @@ PET_FORM = "pet-form"
 VARIANT = "variant"
 
 _WORD = re.compile(r"[^\W_]+")
-# Titles said before a surname ("Mr. Patterson", "Dr Reyes") or a full name ("Dr. Jonathan
-# Reyes"); the gendered ones say something about who is meant.
-TITLES: Mapping[str, str] = {
-    "mr": "m", "mister": "m", "sir": "m",
-    "mrs": "f", "ms": "f", "miss": "f", "madam": "f", "dame": "f",
-    "mx": "", "dr": "", "doctor": "", "prof": "", "professor": "",
-}
 # A clipped or respelled name differs from the full one by more than a gendered ending.
-_GENDERED_ENDINGS = frozenset({"a", "e", "ia", "ie", "ine", "ina", "ette", "elle", "ella",
-                               "la", "le", "s", "o", "y", "ita", "een"})
+_GENDERED_ENDINGS = frozenset(
+    {
+        "a",
+        "e",
+        "ia",
+        "ie",
+        "ine",
+        "ina",
+        "ette",
+        "elle",
+        "ella",
+        "la",
+        "le",
+        "s",
+        "o",
+        "y",
+        "ita",
+        "een",
+    }
+)
 _VOWELS = "aeiouy"
 MIN_SHORT_FORM = 3
 MIN_SPELLING = 4
@@ -79,27 +100,33 @@ MIN_SPELLING = 4
 _DIMINUTIVE_ENDINGS = ("ie", "y", "i", "s")
 # Latin letters that NFKD leaves whole (no combining mark to drop), as they are typed
 # without them: Søren → Soren, Æsa → Aesa, Strauß → Strauss, Łukasz → Lukasz.
-_UNDECOMPOSED = str.maketrans({
-    "ø": "o", "Ø": "O", "æ": "ae", "Æ": "Ae", "œ": "oe", "Œ": "Oe", "ß": "ss", "ẞ": "SS",
-    "ł": "l", "Ł": "L", "đ": "d", "Đ": "D", "ð": "d", "Ð": "D", "þ": "th", "Þ": "Th",
-    "ı": "i", "ħ": "h", "Ħ": "H", "ŧ": "t", "Ŧ": "T", "ŋ": "n", "Ŋ": "N",
-})
-_GENDER_FILE = Path(__file__).with_name("first_name_genders.txt")
-
-
-@lru_cache(maxsize=1)
-def _nicknamer() -> NickNamer:
-    # Parsing the bundled table takes tens of milliseconds: do it once, on first use.
-    return NickNamer()
-
-
-@lru_cache(maxsize=4096)
-def name_group(first_name: str) -> frozenset[str]:
-    """The nickname group of a (normalised) first name: itself, its nicknames and the names
-    it is a nickname of. The table is many-to-many ("bill" gives william, robert, will …),
-    which is why the merge rules merge only when exactly one node qualifies."""
-    nn = _nicknamer()
-    return frozenset({first_name} | nn.nicknames_of(first_name) | nn.canonicals_of(first_name))
+_UNDECOMPOSED = str.maketrans(
+    {
+        "ø": "o",
+        "Ø": "O",
+        "æ": "ae",
+        "Æ": "Ae",
+        "œ": "oe",
+        "Œ": "Oe",
+        "ß": "ss",
+        "ẞ": "SS",
+        "ł": "l",
+        "Ł": "L",
+        "đ": "d",
+        "Đ": "D",
+        "ð": "d",
+        "Ð": "D",
+        "þ": "th",
+        "Þ": "Th",
+        "ı": "i",
+        "ħ": "h",
+        "Ħ": "H",
+        "ŧ": "t",
+        "Ŧ": "T",
+        "ŋ": "n",
+        "Ŋ": "N",
+    }
+)
 
 
 def fold_accents(text: str) -> str:
@@ -108,39 +135,6 @@ def fold_accents(text: str) -> str:
     Cyrillic), so a Cyrillic or CJK name never becomes a Latin one."""
     decomposed = unicodedata.normalize("NFKD", text)
     return "".join(c for c in decomposed if not unicodedata.combining(c)).translate(_UNDECOMPOSED)
-
-
-@lru_cache(maxsize=1)
-def _name_genders() -> dict[str, str]:
-    genders: dict[str, str] = {}
-    tag = ""
-    for line in _GENDER_FILE.read_text(encoding="utf-8").splitlines():
-        if line.startswith("#") or not line.strip():
-            continue
-        if line.startswith("["):
-            tag = line.strip("[] \n")
-            continue
-        genders.update(dict.fromkeys(line.split(), tag))
-    return genders
-
-
-def name_gender(first_name: str) -> str:
-    """The gender a (folded, lower-case) first name suggests: "f" or "m" when the bundled
-    lists (``first_name_genders.txt``, from Faker's census-based first-name lists of 80-odd
-    locales) give it to one gender only, "" when to both or unknown. A suggestion, not a
-    fact: it only holds a merge for review or vetoes a link between two names, it never
-    contradicts what the graph says about a person."""
-    return _name_genders().get(first_name, "")
-
-
-def _genders_differ(a: str, b: str) -> bool:
-    ga, gb = name_gender(a), name_gender(b)
-    return bool(ga and gb and ga != gb)
-
-
-def _same_gender(a: str, b: str) -> bool:
-    ga = name_gender(a)
-    return bool(ga) and ga == name_gender(b)
 
 
 @dataclass(frozen=True)
@@ -178,7 +172,7 @@ def gendered_pair(short: str, long: str) -> bool:
     Daniela, Louis/Louise, Maria/Marie, Paul/Pauline, Andrea/Andreas)."""
     if short.rstrip(_VOWELS) == long.rstrip(_VOWELS):
         return True
-    return long.startswith(short) and long[len(short):] in _GENDERED_ENDINGS
+    return long.startswith(short) and long[len(short) :] in _GENDERED_ENDINGS
 
 
 def _skeleton(word: str) -> str:
@@ -207,16 +201,25 @@ def _spelling(a: str, b: str) -> bool:
     if not (_latin(a) and _latin(b)) or min(len(a), len(b)) < MIN_SPELLING or a[0] != b[0]:
         return False
     short, long = sorted((a, b), key=len)
-    if _genders_differ(a, b):
+    if genders_differ(a, b):
         return False
-    if (gendered_pair(short, long) or gendered_pair(long, short)) and not _same_gender(a, b):
+    if (gendered_pair(short, long) or gendered_pair(long, short)) and not same_gender(a, b):
         return False
     key = _skeleton(a)
     if key != _skeleton(b) or sum(c != "*" for c in key) < 3:
         return False
     # The first vowel is how a name sounds; respellings keep it (Bryan/Brian: y is i), other
-    # names of one skeleton do not (Wanda/Wendy, Robin/Ruben, Taylor/Tyler).
-    return _first_vowels(a) == _first_vowels(b) and OSA.distance(a, b) <= 2
+    # names of one skeleton do not (Wanda/Wendy, Robin/Ruben, Taylor/Tyler). A respelling
+    # changes one sound: one edit once "ph" and "v" are read as "f" and a final "e" is
+    # dropped (Stephen/Steven, Isabel/Isabelle); two changes are another name of the same
+    # origin (Carlos/Charles: an "h" and another vowel).
+    return _first_vowels(a) == _first_vowels(b) and OSA.distance(_sound(a), _sound(b)) <= 1
+
+
+def _sound(word: str) -> str:
+    """A name as it sounds for counting edits: "ph" and "v" as "f", no final "e"."""
+    word = word.replace("ph", "f").replace("v", "f")
+    return word[:-1] if word.endswith("e") and len(word) > 3 else word
 
 
 def _first_vowels(word: str) -> str:
@@ -237,27 +240,49 @@ def _pet_form(a: str, b: str) -> bool:
     """One name is a clipped form of the other plus a diminutive ending, and not a prefix of
     it (Gabi/Gabriela, Rosie/Rosalind, Katie/Kate): the clipped stem keeps three letters or
     more; the nickname table does not list nicknames of the clipped name itself (then it is a
-    full name: Mary is no pet form of Margaret, nor Marie of Martha) and, when it lists the
-    full name's nicknames, the clipped name shares a group with them (Katie and Kate are both
-    Katy's; Christie is none of Christopher's); and the lists do not give the two names to
-    different genders (Ross/Rosa, Tony/Tonya, Hans/Hannah are other people)."""
-    if not (_latin(a) and _latin(b)) or _genders_differ(a, b):
+    full name: Mary is no pet form of Margaret, nor Marie of Martha); the lists do not give
+    the two names to different genders (Ross/Rosa, Tony/Tonya, Hans/Hannah are other people).
+    When the table lists the full name's nicknames, the clipped name shares a group with them
+    (Katie and Kate are both Katy's; Christie is none of Christopher's) — or it is a pet form
+    of one of them that is no given name of its own (Mags from Maggie, Margaret's). A pet form
+    that is a given name of the lists, on a stem the full name extends by one or two letters
+    only, may be another name on the same stem (Toni/Tonya, Brandy/Brandon): it counts only
+    when the lists give both names to the same gender (Kirsty/Kirsten, Holly/Hollie,
+    Katie/Kate)."""
+    if not (_latin(a) and _latin(b)) or genders_differ(a, b):
         return False
     if len(a) == len(b):
         return False  # Maria/Marie, Georgia/Georgie: two forms of a name, not a pet form
     for pet, full in ((a, b), (b, a)):
         if full.startswith(pet):
             continue  # a plain prefix: the short-form rule and its guards decide
-        if _nicknamer().nicknames_of(pet):
+        if nicknamer().nicknames_of(pet):
             continue  # the table knows it as a full name with nicknames of its own (Mary)
-        if _nicknamer().nicknames_of(full) and not name_group(pet) & name_group(full):
-            continue  # the table lists the full name's nicknames, and this is none of them
-        for ending in _DIMINUTIVE_ENDINGS:
-            stem = pet[: -len(ending)]
-            if (pet.endswith(ending) and len(stem) >= MIN_SHORT_FORM
-                    and full.startswith(stem) and len(full) > len(stem)):
-                return True
+        given = is_given_name(pet)
+        listed = nicknamer().nicknames_of(full)
+        for stem in _pet_stems(pet):
+            if listed and not name_group(pet) & name_group(full):
+                # The table lists the full name's nicknames and this is none of them.
+                if not given and any(n.startswith(stem) and n != stem for n in listed):
+                    return True
+                continue
+            rest = full[len(stem) :]
+            if not full.startswith(stem) or not rest:
+                continue
+            if given and len(rest) <= 2 and not same_gender(pet, full):
+                continue  # maybe another name on the same stem (Toni/Tonya, Brandy/Brandon)
+            return True
     return False
+
+
+def _pet_stems(pet: str) -> list[str]:
+    """The clipped stems a pet form may be built on: the name without a diminutive ending,
+    three letters or more (Katie → kat, Mags → mag)."""
+    return [
+        pet[: -len(ending)]
+        for ending in _DIMINUTIVE_ENDINGS
+        if pet.endswith(ending) and len(pet) - len(ending) >= MIN_SHORT_FORM
+    ]
 
 
 def relate_first_names(a: str, b: str) -> str | None:
@@ -267,14 +292,20 @@ def relate_first_names(a: str, b: str) -> str | None:
 
     A link of the nickname table counts as a nickname only when one name is shorter than
     the other (Liz/Elizabeth, Annie/Anne); two names of the same length are two full forms
-    ("variant": Sophia/Sophie, Helen/Elena), and a link between names the first-name lists
-    give to different genders is no evidence (Louis/Louise, listed as one group)."""
+    ("variant": Sophia/Sophie; nothing when they begin with other letters, Helen/Elena), and
+    a link between names the first-name lists give to different genders is no evidence
+    (Louis/Louise, listed as one group)."""
     if a == b or not a or not b:
         return None
-    if (a in name_group(b) or b in name_group(a)) and not _genders_differ(a, b):
+    if (a in name_group(b) or b in name_group(a)) and not genders_differ(a, b):
         if len(a) != len(b):
             return NICKNAME
-        return SPELLING if _spelling(a, b) else VARIANT
+        if _spelling(a, b):
+            return SPELLING
+        # Two full forms that begin alike may be one person's (Sophia/Sophie, Cathy/Kathy);
+        # forms that begin otherwise are the name in another language (Helen/Elena,
+        # Helen/Ellen), and a person is called by their own form.
+        return VARIANT if _initial(a) == _initial(b) else None
     if _spelling(a, b):
         return SPELLING
     if _short_form(a, b):
@@ -282,6 +313,13 @@ def relate_first_names(a: str, b: str) -> str | None:
     if _pet_form(a, b):
         return PET_FORM
     return None
+
+
+def _initial(word: str) -> str:
+    """The first sound of a name, written one way: "k" as "c" (Kathy/Cathy), "ph" as "f"."""
+    if word.startswith("ph"):
+        return "f"
+    return "c" if word[0] == "k" else word[0]
 
 
 def loosely_related(a: str, b: str) -> bool:
@@ -293,7 +331,7 @@ def loosely_related(a: str, b: str) -> bool:
     different genders are not readings of each other."""
     if a == b:
         return True
-    if not a or not b or _genders_differ(a, b):
+    if not a or not b or genders_differ(a, b):
         return False
     if relate_first_names(a, b) is not None:
         return True
@@ -307,130 +345,3 @@ def loosely_related(a: str, b: str) -> bool:
     if long.startswith(short):
         return True
     return OSA.distance(a, b) <= (2 if len(short) >= 5 else 1)
-
-
-# --- what the user said about someone ---------------------------------------------------------
-
-_SYNONYMS = {
-    "mom": "mother", "mum": "mother", "mommy": "mother", "mummy": "mother", "dad": "father",
-    "daddy": "father", "grandma": "grandmother", "granny": "grandmother",
-    "grandpa": "grandfather", "kid": "child", "coworker": "colleague",
-    "co_worker": "colleague", "workmate": "colleague", "neighbor": "neighbour",
-    "fiancee": "fiance", "bff": "friend", "best_friend": "friend", "girlfriend": "partner_f",
-    "boyfriend": "partner_m", "wife": "partner_f", "husband": "partner_m", "spouse": "partner",
-    "works_with": "colleague", "married_to": "partner", "dating": "partner",
-}
-# Family roles: a person has at most a few, and they exclude each other (a sister is not
-# a mother, nor — said plainly — a colleague).
-_KIN = frozenset({
-    "sister", "brother", "sibling", "mother", "father", "parent", "son", "daughter", "child",
-    "grandmother", "grandfather", "grandparent", "grandson", "granddaughter", "grandchild",
-    "aunt", "uncle", "niece", "nephew", "cousin", "stepmother", "stepfather", "stepsister",
-    "stepbrother", "stepson", "stepdaughter", "half_sister", "half_brother", "mother_in_law",
-    "father_in_law", "sister_in_law", "brother_in_law", "son_in_law", "daughter_in_law",
-    "twin",
-})
-_PARTNER = frozenset({"partner", "partner_f", "partner_m", "fiance"})
-_SOCIAL = frozenset({
-    "friend", "colleague", "boss", "manager", "mentor", "mentee", "neighbour", "roommate",
-    "flatmate", "housemate", "classmate", "teacher", "tutor", "student", "doctor",
-    "therapist", "coach", "landlord", "client", "employee", "teammate", "acquaintance",
-    "assistant", "report", "supervisor",
-})
-_GENERAL = {  # a general role and the specific ones it covers
-    "sibling": {"sister", "brother", "twin", "stepsister", "stepbrother", "half_sister",
-                "half_brother"},
-    "parent": {"mother", "father", "stepmother", "stepfather"},
-    "child": {"son", "daughter", "stepson", "stepdaughter"},
-    "grandparent": {"grandmother", "grandfather"},
-    "grandchild": {"grandson", "granddaughter"},
-    "twin": {"sister", "brother"},
-}
-_FEMALE = frozenset({
-    "sister", "mother", "daughter", "grandmother", "granddaughter", "aunt", "niece",
-    "stepmother", "stepsister", "stepdaughter", "half_sister", "mother_in_law",
-    "sister_in_law", "daughter_in_law", "partner_f",
-})
-_MALE = frozenset({
-    "brother", "father", "son", "grandfather", "grandson", "uncle", "nephew", "stepfather",
-    "stepbrother", "stepson", "half_brother", "father_in_law", "brother_in_law",
-    "son_in_law", "partner_m",
-})
-
-
-def _role(label: str, *, towards_self: bool) -> str | None:
-    """The role a relation label gives the other end, relative to the user.
-
-    ``user -[HAS_SISTER]-> X`` and ``X -[SISTER_OF]-> user`` both make X the user's
-    "sister"; "former"/"ex" roles count as the role; labels that are no role → None."""
-    word = label.strip().lower().replace("-", "_").replace(" ", "_")
-    if word in _SYNONYMS and word in {"works_with", "married_to", "dating"}:
-        return _SYNONYMS[word]
-    if towards_self:
-        word = word.removeprefix("is_").removesuffix("_of")
-    else:
-        if not word.startswith("has_"):
-            return None
-        word = word.removeprefix("has_")
-    for prefix in ("former_", "ex_", "late_"):
-        word = word.removeprefix(prefix)
-    word = _SYNONYMS.get(word, word)
-    return word if word in _KIN | _PARTNER | _SOCIAL else None
-
-
-def roles_from_relations(relations: Iterable[tuple[str, bool]]) -> frozenset[str]:
-    """The roles someone has for the user, from ``(label, towards_self)`` pairs: the label
-    of a relation between the user and them, and whether it points at the user."""
-    roles = {_role(label, towards_self=towards) for label, towards in relations}
-    return frozenset(r for r in roles if r)
-
-
-def gender_of(roles: Iterable[str], *, titles: Iterable[str] = (),
-              properties: Mapping | None = None) -> str:
-    """"f", "m" or "" (unknown or conflicting) from what the graph says: gendered roles
-    (sister, husband), gendered titles said with the name (Mrs., Mr.), and a ``gender``,
-    ``sex`` or ``pronouns`` property. No guess is made from the first name itself."""
-    seen: set[str] = set()
-    for role in roles:
-        if role in _FEMALE:
-            seen.add("f")
-        elif role in _MALE:
-            seen.add("m")
-    for title in titles:
-        if TITLES.get(title):
-            seen.add(TITLES[title])
-    for key, value in (properties or {}).items():
-        if str(key).lower() not in {"gender", "sex", "pronouns"} or not isinstance(value, str):
-            continue
-        text = value.strip().lower()
-        if text in {"f", "female", "woman", "girl"} or text.startswith(("she", "her")):
-            seen.add("f")
-        elif text in {"m", "male", "man", "boy"} or text.startswith(("he", "him")):
-            seen.add("m")
-    return seen.pop() if len(seen) == 1 else ""
-
-
-def _compatible(a: str, b: str) -> bool:
-    if a == b or (a in _PARTNER and b in _PARTNER):
-        return True
-    return b in _GENERAL.get(a, ()) or a in _GENERAL.get(b, ())
-
-
-def contradicts(roles_a: frozenset[str], roles_b: frozenset[str], gender_a: str = "",
-                gender_b: str = "") -> bool:
-    """Whether what the user said about two mentions says they are different people.
-
-    * known genders that differ;
-    * family or partner roles on both sides with no pair that fits (sister vs brother,
-      mother vs daughter; sibling fits sister);
-    * a family role on one side (not a partner: partners are often met at work) and only
-      social roles on the other (a sister vs a colleague).
-    Social roles never contradict each other (a colleague can be a friend)."""
-    if gender_a and gender_b and gender_a != gender_b:
-        return True
-    close_a, close_b = roles_a & (_KIN | _PARTNER), roles_b & (_KIN | _PARTNER)
-    if close_a and close_b:
-        return not any(_compatible(a, b) for a in close_a for b in close_b)
-    if (roles_a & _KIN) and not close_b and (roles_b & _SOCIAL):
-        return True
-    return bool((roles_b & _KIN) and not close_a and (roles_a & _SOCIAL))

@@ -43,7 +43,7 @@ from django.db.models import F, Q
 
 from memory.models import Episode, ExtractionStatus, Node
 from memory.services.sentences import prepare_conversation, store_conversation
-from memory.services.write import WriteSummary, commit_batch
+from memory.services.write import WriteSummary, commit_batch, judge_batch
 
 __all__ = [
     "TASK",
@@ -214,6 +214,8 @@ def _extract(episode: Episode, now: datetime) -> WriteSummary | None:
     # written inside it, replacing the conversation's rows — so a retried job never
     # duplicates them and they appear together with the graph change.
     sentences = prepare_conversation(user=user, conversation=conversation)
+    # The LLM's merge judgements too: a network call never runs inside the transaction.
+    judgements = judge_batch(user=user, batch=result.batch, now=now, messages=texts)
     with transaction.atomic():
         done = Episode.objects.filter(
             pk=episode.pk, status=ExtractionStatus.RUNNING, job_started_at=now,
@@ -224,7 +226,8 @@ def _extract(episode: Episode, now: datetime) -> WriteSummary | None:
         if not done:
             raise ClaimLost(f"episode {episode.pk} was claimed by another worker")
         summary = commit_batch(user=user, batch=result.batch, now=now, episode=episode.pk,
-                               messages=texts, conversation=conversation)
+                               messages=texts, conversation=conversation,
+                               judgements=judgements)
         store_conversation(user=user, prepared=sentences, now=now)
         Episode.objects.filter(pk=episode.pk).update(
             input_tokens=int(result.input_tokens or 0) + summary.input_tokens,

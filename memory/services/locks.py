@@ -22,10 +22,3 @@ def user_lock(user_id: int) -> Iterator[None]:
         with connection.cursor() as cursor:
             cursor.execute("SELECT pg_advisory_xact_lock(%s, %s)", [LOCK_NAMESPACE, user_id])
         yield
-
-
-def try_user_lock(user_id: int) -> bool:
-    """Inside an open transaction: take the lock if free, without waiting."""
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT pg_try_advisory_xact_lock(%s, %s)", [LOCK_NAMESPACE, user_id])
-        return bool(cursor.fetchone()[0])

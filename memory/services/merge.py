@@ -3,13 +3,16 @@ into each other, and the exact undo of both.
 
 Three layers:
 
-* **Resolution** (``ensure_self_node``, ``resolve_entities``) — called by
-  ``memory.services.write.commit_batch`` inside its transaction: each cleaned entity goes
-  through ``memory.core.merge_rules.decide_merge`` against the user's stored nodes of its kind
-  (one query for every kind of the batch), and the verdict is committed: merged into a node,
-  a new node, or held. Held entities are judged by the LLM when one is configured
-  (``memory.extraction.disambiguation.judge_candidates``), else they stay apart as a new node
-  with a ``held`` MergeDecision for a moderator.
+* **Resolution** (``ensure_self_node``, ``judge_entities``, ``resolve_entities``) — called by
+  ``memory.services.write``: each cleaned entity goes through
+  ``memory.core.merge_rules.decide_merge`` against the user's stored nodes of its kind (one
+  query for every kind of the batch). Entities the rules hold are judged by the LLM when one
+  is configured (``judge_entities``, via
+  ``memory.extraction.disambiguation.judge_candidates``) *before* the user's lock is taken;
+  ``resolve_entities`` then commits the verdicts under the lock: merged into a node, a new
+  node, or held. It never calls the LLM: a held entity without a judgement for exactly its
+  candidates (offline, the call failed, or the graph changed meanwhile) stays apart as a new
+  node with a ``held`` MergeDecision for a moderator.
 * **Stored merges** (``merge_nodes``) — a moderator's or user's merge of two nodes, recorded
   in full so that ``revert_merge`` restores the graph exactly (the absorbed node comes back
   with its primary key, so every reference to it is restored too).
@@ -23,6 +26,7 @@ aliases changes no identity and records nothing.
 
 from __future__ import annotations
 
+import json
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -59,10 +63,13 @@ from memory.services import keys
 from memory.services.locks import user_lock
 
 __all__ = [
+    "Judgement",
     "Resolution",
     "confirm",
     "display_name",
     "ensure_self_node",
+    "judge_entities",
+    "judgement_key",
     "keep_apart",
     "merge_held",
     "merge_nodes",
@@ -174,7 +181,8 @@ def _clean_name(value: Any) -> str:
 
 def ensure_self_node(*, user, now: datetime, self_name: str | None = None,
                      self_aliases: Sequence[str] = (), self_properties: Mapping | None = None,
-                     needed: bool = True) -> tuple[Node | None, list[str]]:
+                     needed: bool = True, save: bool = True,
+                     new_id: int | None = None) -> tuple[Node | None, list[str]]:
     """The user's self node (SPEC §5.6), created lazily; call under ``user_lock``.
 
     With none yet, it is created when ``needed`` (the batch refers to the user) or when the
@@ -185,6 +193,10 @@ def ensure_self_node(*, user, now: datetime, self_name: str | None = None,
     forever. A later ``self_name`` it does not know becomes an alias — except that a self
     node still named after the username (a login, not a name) is renamed to it, the username
     kept as an alias. ``self_aliases`` become aliases; ``self_properties`` fill missing keys.
+    A node created takes the primary key ``new_id`` when given (reserved by
+    ``write.judge_batch``, so judgements made before the lock name it). With ``save=False``
+    nothing is written: the node is returned as it would be (unsaved when new), which is how
+    ``write.judge_batch`` sees it before the lock.
     Returns the node (None when not needed and absent) and notes for the write summary.
     """
     notes: list[str] = []
@@ -202,7 +214,7 @@ def ensure_self_node(*, user, now: datetime, self_name: str | None = None,
         options = [name, display_name(user), user.get_username(), "Me"]
         chosen = next((o for o in options if o and normalise_name(o) not in taken), "Me (self)")
         node = Node(
-            user_id=user.pk, kind=NodeKind.PERSON, name=chosen,
+            pk=new_id, user_id=user.pk, kind=NodeKind.PERSON, name=chosen,
             normalised_name=normalise_name(chosen), is_self=True, confidence=1.0,
             created_at=now, updated_at=now,
         )
@@ -229,9 +241,9 @@ def ensure_self_node(*, user, now: datetime, self_name: str | None = None,
     filled = _fill_properties(node, properties)
     if filled:
         notes.append(f"self node properties added: {', '.join(filled)}")
-    if node.pk is None or notes:
+    if save and (node._state.adding or notes):
         node.updated_at = now
-        node.save()
+        node.save(force_insert=node._state.adding)
         keys.sync_node_keys(user_id=user.pk, nodes=[node])
     return node, notes
 
@@ -350,9 +362,11 @@ def _candidate_list(verdict, nodes: Mapping[int, Node]) -> list[dict]:
             for i in verdict.candidates if i in nodes]
 
 
-def _neighbourhoods(user, node_ids: Sequence[int]) -> dict[int, list[str]]:
+def _neighbourhoods(user, node_ids: Sequence[int],
+                    current: Mapping[int, Node] | None = None) -> dict[int, list[str]]:
     """Each node's 2-hop neighbourhood as ``A -[REL]-> B: "snippet"`` lines (live edges,
-    strongest first), for the LLM judge. Two queries whatever the number of nodes."""
+    strongest first), for the LLM judge. Two queries whatever the number of nodes. A node in
+    ``current`` is named as it stands there (the self node as this batch will leave it)."""
     def load(ids: Iterable[int]) -> list[Edge]:
         return list(
             Edge.objects.for_user(user).filter(superseded_by__isnull=True, dormant=False)
@@ -361,8 +375,12 @@ def _neighbourhoods(user, node_ids: Sequence[int]) -> dict[int, list[str]]:
             .order_by("-strength_at_touch", "id")
         )
 
+    current = current or {}
+
     def line(edge: Edge) -> str:
-        text = f"{edge.source.name} -[{edge.relation}]-> {edge.target.name}"
+        source = current.get(edge.source_id, edge.source)
+        target = current.get(edge.target_id, edge.target)
+        text = f"{source.name} -[{edge.relation}]-> {target.name}"
         if edge.snippet is not None and edge.snippet.user_id == edge.user_id:
             text += f': "{edge.snippet.text[:200]}"'
         return text
@@ -388,12 +406,40 @@ def _neighbourhoods(user, node_ids: Sequence[int]) -> dict[int, list[str]]:
     return out
 
 
-def _judge(entity: dict, conversation_text: str, candidates: list[dict]):
-    """The LLM's confidences for a held entity, or None offline / when the call fails."""
+@dataclass(frozen=True)
+class Judgement:
+    """The LLM's answer about one held entity against one exact set of candidates.
+
+    confidences: candidate node id → confidence in 0..1; None when there is no answer (the
+        call failed), and the entity is held for a moderator with ``reason``.
+    usage: the tokens the call spent (also when it failed part-way).
+    """
+
+    confidences: dict[int, float] | None
+    reason: str
+    usage: Any = None
+
+
+OFFLINE = "offline: held for a moderator"
+UNJUDGED = ("the graph changed while the language model was judging (these candidates were "
+            "not judged); held for a moderator")
+
+
+def judgement_key(entity: Mapping, candidate_ids: Iterable[int]) -> str:
+    """What a judgement answers: this cleaned entity, against exactly these candidates. A
+    judgement is used only for the same key, so a candidate that appeared (or went) between
+    the judgement and the commit leaves the entity held instead of merged unjudged."""
+    return json.dumps([entity, sorted(candidate_ids)], sort_keys=True, default=str)
+
+
+def _judge(entity: dict, conversation_text: str, candidates: list[dict]) -> Judgement:
+    """The LLM's confidences for a held entity (``confidences`` None when the call fails).
+    Network: up to ``ANTHROPIC_MAX_RETRIES`` retries of a 60 s call — never call it under
+    ``user_lock``."""
     from memory import llm
 
     if not llm.llm_enabled():
-        return None, "offline: held for a moderator", None
+        return Judgement(None, OFFLINE)
     try:
         from memory.extraction.disambiguation import judge_candidates
 
@@ -402,8 +448,8 @@ def _judge(entity: dict, conversation_text: str, candidates: list[dict]):
         )
     except (llm.LLMUnavailable, llm.LLMError) as exc:
         detail = getattr(exc, "detail", None) or str(exc)
-        return (None, f"language model unavailable ({detail[:300]}); held for a moderator",
-                getattr(exc, "usage", None))
+        return Judgement(None, f"language model unavailable ({detail[:300]}); held for a "
+                         "moderator", getattr(exc, "usage", None))
     clean: dict[int, float] = {}
     wanted = {c["id"] for c in candidates}
     for key, value in (confidences or {}).items():
@@ -413,7 +459,7 @@ def _judge(entity: dict, conversation_text: str, candidates: list[dict]):
             continue
         if node_id in wanted:
             clean[node_id] = conf
-    return clean, reason or "", usage
+    return Judgement(clean, reason or "", usage)
 
 
 def _merge_entity(node: Node, entity: dict, rule: str) -> dict:
@@ -445,24 +491,14 @@ def _decision(user, *, status: str, entity: dict, rule: str, reason: str, score:
     )
 
 
-def resolve_entities(*, user, entities: Sequence[dict], self_node: Node | None, now: datetime,
-                     episode: Episode | None, conversation_text: str = "",
-                     relations: Sequence[dict] = ()) -> list[Resolution]:
-    """Apply the merge rules (SPEC §5.6) to a cleaned batch's entities; call under the lock.
-
-    Four queries whatever the batch: the user's nodes of every kind present (plus nodes of
-    any kind sharing a name with an entity, for the provisional upgrade and the other-kind
-    hold), the live edges between those nodes and the self node (what each is to the user),
-    and the kept-apart decisions a person made (pairs never merged nor asked again).
-    ``relations`` are the cleaned batch's relations: what the batch says each entity is to
-    the user, which can contradict a candidate (a sister is not a colleague). The verdicts
-    are committed in bulk: new nodes created, merged nodes updated (alias, properties
-    filled, confidence max). Decisions are returned unsaved. Entities created by this batch
-    are not candidates for each other (two names the extractor kept apart stay apart unless
-    identical, which cleaning already folded).
-    """
-    if not entities:
-        return []
+def _verdicts(user, entities: Sequence[dict], self_node: Node | None,
+              relations: Sequence[dict]) -> tuple[list[Node], dict[int, Node], list]:
+    """The merge rules' verdict for each entity (read-only; four queries whatever the batch):
+    the user's nodes of every kind present (plus nodes of any kind sharing a name with an
+    entity, for the provisional upgrade and the other-kind hold), the live edges between
+    those nodes and the self node (what each is to the user), and the kept-apart decisions a
+    person made (pairs never merged nor asked again). Returns the rows loaded, every node
+    considered by id (the self node included) and the verdicts in entity order."""
     kinds = {e["kind"] for e in entities}
     names = {normalise_name(e["name"]) for e in entities}
     rows = list(Node.objects.for_user(user).filter(
@@ -473,34 +509,81 @@ def resolve_entities(*, user, entities: Sequence[dict], self_node: Node | None, 
         nodes[self_node.pk] = self_node
     links = _self_links(user, self_node, nodes)
     stored = [_stored(n, links.get(n.pk, ())) for n in nodes.values()]
-    provisional_by_name = {n.normalised_name: n for n in rows
-                           if n.provisional and not n.is_self}
     batch_links = _batch_links(entities, relations, self_node)
     apart = _settled_apart(user, entities)
+    verdicts = [
+        decide_merge(entity["name"], entity["kind"], stored, hint=entity.get("hint"),
+                     mention=_mention(entity, batch_links.get(entity["ref"], ()), apart))
+        for entity in entities
+    ]
+    return rows, nodes, verdicts
+
+
+def judge_entities(*, user, entities: Sequence[dict], self_node: Node | None,
+                   conversation_text: str = "",
+                   relations: Sequence[dict] = ()) -> dict[str, Judgement]:
+    """Ask the LLM about every entity the merge rules hold (SPEC §5.6); call it *before*
+    taking ``user_lock`` (each call may take minutes with retries) and outside any
+    transaction. Read-only: the same verdicts ``resolve_entities`` will reach, from the graph
+    as it stands now; ``self_node`` as the batch will leave it (unsaved, see
+    ``ensure_self_node(save=False)``).
+
+    Each held entity is sent with the conversation and each candidate's name, aliases and
+    2-hop neighbourhood. Returns the answers by ``judgement_key``, failures included (a
+    failed call holds the entity with its reason); empty offline or when nothing is held.
+    """
+    from memory import llm
+
+    if not entities or not llm.llm_enabled():
+        return {}
+    _, nodes, verdicts = _verdicts(user, entities, self_node, relations)
+    held = [(e, v) for e, v in zip(entities, verdicts, strict=True) if v.action == HOLD]
+    if not held:
+        return {}
+    current = {self_node.pk: self_node} if self_node is not None else {}
+    lines = _neighbourhoods(user, sorted({i for _, v in held for i in v.candidates}), current)
+    judgements: dict[str, Judgement] = {}
+    for entity, verdict in held:
+        judged = [{"id": c["id"], "name": c["name"], "kind": nodes[c["id"]].kind,
+                   "aliases": list(nodes[c["id"]].aliases),
+                   "neighbourhood": lines.get(c["id"], [])}
+                  for c in _candidate_list(verdict, nodes)]
+        judgements[judgement_key(entity, verdict.candidates)] = _judge(
+            entity, conversation_text, judged)
+    return judgements
+
+
+def resolve_entities(*, user, entities: Sequence[dict], self_node: Node | None, now: datetime,
+                     episode: Episode | None, relations: Sequence[dict] = (),
+                     judgements: Mapping[str, Judgement] | None = None) -> list[Resolution]:
+    """Apply the merge rules (SPEC §5.6) to a cleaned batch's entities; call under the lock.
+
+    The verdicts come from ``_verdicts`` (four queries whatever the batch). ``relations``
+    are the cleaned batch's relations: what the batch says each entity is to the user, which
+    can contradict a candidate (a sister is not a colleague). A held entity takes the LLM's
+    answer from ``judgements`` (``judge_entities``, made before the lock) under its
+    ``judgement_key``; none for exactly its candidates — offline, or the graph changed since
+    — holds it for a moderator: the LLM is never called here, and nothing merges unjudged.
+    The verdicts are committed in bulk: new nodes created, merged nodes updated (alias,
+    properties filled, confidence max). Decisions are returned unsaved. Entities created by
+    this batch are not candidates for each other (two names the extractor kept apart stay
+    apart unless identical, which cleaning already folded).
+    """
+    if not entities:
+        return []
+    rows, nodes, verdicts = _verdicts(user, entities, self_node, relations)
+    provisional_by_name = {n.normalised_name: n for n in rows
+                           if n.provisional and not n.is_self}
 
     resolutions: list[Resolution] = []
-    pending_llm: list[tuple[dict, Any]] = []
-    for entity in entities:
-        verdict = decide_merge(entity["name"], entity["kind"], stored, hint=entity.get("hint"),
-                               mention=_mention(entity, batch_links.get(entity["ref"], ()),
-                                                apart))
+    for entity, verdict in zip(entities, verdicts, strict=True):
         if verdict.action == MERGE:
             resolutions.append(_merged(user, entity, verdict, nodes, episode, now))
         elif verdict.action == HOLD:
-            pending_llm.append((entity, verdict))
-            resolutions.append(None)  # placeholder, filled below in order
+            judgement = (judgements or {}).get(judgement_key(entity, verdict.candidates))
+            resolutions.append(_held(user, entity, verdict, nodes, judgement, episode, now))
         else:
             resolutions.append(_new_or_upgrade(user, entity, verdict, provisional_by_name, now))
-
-    if pending_llm:
-        candidate_ids = sorted({i for _, v in pending_llm for i in v.candidates})
-        lines = _neighbourhoods(user, candidate_ids)
-        held = iter(pending_llm)
-        for i, item in enumerate(resolutions):
-            if item is None:
-                entity, verdict = next(held)
-                resolutions[i] = _held(user, entity, verdict, nodes, lines, conversation_text,
-                                       episode, now)
 
     created = [r.node for r in resolutions if r.created]
     Node.objects.bulk_create(created)
@@ -569,12 +652,14 @@ def _new_or_upgrade(user, entity, verdict, provisional_by_name, now) -> Resoluti
                       created=True, changed=True)
 
 
-def _held(user, entity, verdict, nodes, lines, conversation_text, episode, now) -> Resolution:
+def _held(user, entity, verdict, nodes, judgement: Judgement | None, episode,
+          now) -> Resolution:
+    from memory import llm
+
     candidates = _candidate_list(verdict, nodes)
-    judged = [{"id": c["id"], "name": c["name"], "kind": nodes[c["id"]].kind,
-               "aliases": list(nodes[c["id"]].aliases), "neighbourhood": lines.get(c["id"], [])}
-              for c in candidates]
-    confidences, reason, usage = _judge(entity, conversation_text, judged)
+    if judgement is None:
+        judgement = Judgement(None, UNJUDGED if llm.llm_enabled() else OFFLINE)
+    confidences, reason, usage = judgement.confidences, judgement.reason, judgement.usage
     if confidences is None:
         decision = _decision(
             user, status=MergeStatus.HELD, entity=entity, rule=verdict.rule, reason=reason,

@@ -1,9 +1,11 @@
-"""The Write path's commit (SPEC §3, §5.4–§5.6, §6.2): clean → merge → commit → reinforce.
+"""The Write path's commit (SPEC §3, §5.4–§5.6, §6.2): clean → judge → merge → commit →
+reinforce.
 
 ``commit_batch`` takes one extractor batch (``pegasus-batch/1``) and writes it into a user's
 graph in one transaction under the user's lock; an exception anywhere leaves the graph as it
-was. The pure parts come from ``memory.core`` (cleaning, merge rules, decay arithmetic); the
-merge verdicts are committed by ``memory.services.merge``.
+was. The LLM's merge judgements (``judge_batch``) are asked *before* that lock is taken, so
+the lock holds only database work. The pure parts come from ``memory.core`` (cleaning, merge
+rules, decay arithmetic); the merge verdicts are committed by ``memory.services.merge``.
 """
 
 from __future__ import annotations
@@ -33,10 +35,11 @@ from memory.models import (
 )
 from memory.services import keys, merge
 from memory.services import reinforce as reinforcement
-from memory.services.graph_io import MAX_NAME, MAX_RELATION, find_unstorable
+from memory.services.graph_io.document import MAX_NAME, MAX_RELATION
+from memory.services.graph_io.storable import find_unstorable
 from memory.services.locks import user_lock
 
-__all__ = ["WriteSummary", "commit_batch"]
+__all__ = ["Judgements", "WriteSummary", "commit_batch", "judge_batch"]
 
 
 @dataclass
@@ -103,6 +106,38 @@ class WriteSummary:
         section("dropped", [f"{d['item']}: {d['reason']}" for d in self.dropped])
         section("fixes", self.fixes)
         return out
+
+
+@dataclass(frozen=True)
+class Judgements:
+    """The LLM's merge judgements for one batch, made before the lock (``judge_batch``).
+
+    by_key: ``merge.Judgement`` by ``merge.judgement_key`` (entity + exact candidate ids).
+    self_id: the primary key reserved for the self node the batch creates, when the
+        judgements were made against it (so their candidate ids name it).
+    """
+
+    by_key: Mapping[str, merge.Judgement] = field(default_factory=dict)
+    self_id: int | None = None
+
+    def tokens(self) -> tuple[int, int]:
+        """(input, output) tokens the judgements spent, used or not."""
+        usages = [j.usage for j in self.by_key.values() if j.usage is not None]
+        return (sum(int(getattr(u, "input_tokens", 0) or 0) for u in usages),
+                sum(int(getattr(u, "output_tokens", 0) or 0) for u in usages))
+
+
+@dataclass
+class _Cleaned:
+    """A batch cleaned against the graph as it stands (``_clean``)."""
+
+    texts: dict[str, str]
+    named: dict[str, Node]
+    result: Any  # memory.core.cleaning's CleanResult
+    entities: list[dict]
+    relations: list[dict]
+    names_self: bool
+    conversation_text: str
 
 
 def _line(source: Node, relation: str, target: Node) -> str:
@@ -195,21 +230,90 @@ def _episode(user, episode, data: dict | None, now: datetime) -> Episode:
     return row
 
 
+def _check_batch(batch: Any) -> None:
+    unstorable = find_unstorable(batch)
+    if unstorable:
+        raise BatchError(unstorable)
+    self_name = batch.get("self_name") if isinstance(batch, dict) else None
+    if isinstance(self_name, str) and len(" ".join(self_name.split())) > MAX_NAME:
+        raise BatchError(f"self_name is longer than {MAX_NAME} characters")
+
+
+def _clean(user, batch: dict, messages: Mapping[str, str] | None) -> _Cleaned:
+    """Clean the batch against the graph as it stands: relation ends may name existing
+    nodes; ``messages`` None loads the user's own turns the batch cites."""
+    texts = dict(messages) if messages is not None else _cited_messages(user, batch)
+    named = _nodes_named(user, batch)
+    result = clean_batch(batch, messages=texts,
+                         known_names={name: node.kind for name, node in named.items()})
+    clean = result.batch
+    _check_lengths(clean)
+    entities, relations = clean["entities"], clean["relations"]
+    refs = {e["ref"] for e in entities}
+    names_self = any(is_self_placeholder(e["name"]) for e in entities) or any(
+        end not in refs and is_self_placeholder(end)
+        for r in relations for end in (r["source"], r["target"])
+    )
+    conversation_text = "\n".join(texts.values()) or "\n".join(r["snippet"] for r in relations)
+    return _Cleaned(texts, named, result, entities, relations, names_self, conversation_text)
+
+
+def _self_node(user, cleaned: _Cleaned, now: datetime, **options):
+    clean = cleaned.result.batch
+    # The cleaned self fields (instruction-like or malformed ones are dropped by cleaning).
+    return merge.ensure_self_node(
+        user=user, now=now, self_name=clean.get("self_name"),
+        self_aliases=clean.get("self_aliases", ()),
+        self_properties=clean.get("self_properties"), needed=cleaned.names_self, **options,
+    )
+
+
+def judge_batch(*, user, batch: dict, now: datetime,
+                messages: Mapping[str, str] | None = None) -> Judgements:
+    """Ask the LLM about the batch's held entities (SPEC §5.6) before ``commit_batch`` takes
+    the user's lock. Call it outside any transaction: a judgement is a network call of up to
+    60 s per attempt, with retries. Reads the graph and writes nothing (it may take one id
+    from the node sequence for a self node the batch will create). Offline, or when the
+    rules hold nothing, no request is made. Raises ``BatchError`` as ``commit_batch`` does.
+    """
+    from memory import llm
+
+    _check_batch(batch)
+    if not llm.llm_enabled():
+        return Judgements()
+    cleaned = _clean(user, batch, messages)
+    if not cleaned.entities:
+        return Judgements()
+    self_node, _ = _self_node(user, cleaned, now, save=False)
+    self_id = None
+    if self_node is not None and self_node.pk is None:
+        self_id = self_node.pk = _reserve_ids(Node, 1)[0]
+    by_key = merge.judge_entities(user=user, entities=cleaned.entities, self_node=self_node,
+                                  conversation_text=cleaned.conversation_text,
+                                  relations=cleaned.relations)
+    return Judgements(by_key, self_id if by_key else None)
+
+
 def commit_batch(*, user, batch: dict, now: datetime, episode=None,
-                 messages: Mapping[str, str] | None = None, conversation=None) -> WriteSummary:
+                 messages: Mapping[str, str] | None = None, conversation=None,
+                 judgements: Judgements | None = None) -> WriteSummary:
     """Clean, merge and commit one batch into ``user``'s graph (SPEC §5.4–§5.6).
 
     Inputs: the batch (``pegasus-batch/1``, §6.2; an optional top-level ``self_name`` is the
     name the user introduced themself by); ``now`` (aware); the ``episode`` it belongs to
     (instance or id; ``None`` creates a done episode, as ``write_batch`` does); ``messages``,
     the cited turns' texts by message id (``None``: the user's own turns cited by the batch
-    are loaded); ``conversation``, whose logged Read traversals are applied.
+    are loaded); ``conversation``, whose logged Read traversals are applied; ``judgements``,
+    the LLM's merge judgements from ``judge_batch`` (``None``: asked here, before the lock —
+    pass them when calling inside a transaction, so no network call runs in it).
 
-    In one transaction under ``user_lock``:
+    In one transaction under ``user_lock`` (no network call inside it):
 
     1. clean (``memory.core.cleaning.clean_batch``): relation ends may name existing nodes;
     2. the self node is ensured when the batch refers to the user; entities are resolved by
-       the merge rules (``merge.resolve_entities``);
+       the merge rules (``merge.resolve_entities``), a held entity by its judgement; one
+       without a judgement for exactly its current candidates (the graph changed since) is
+       held for a moderator, never merged;
     3. relation ends resolve to a batch ref, a self placeholder, or an existing node's name;
        an end merged onto the other end drops the relation (no self-relations);
     4. a relation whose claim (source, relation, target) is already a non-superseded edge
@@ -232,52 +336,36 @@ def commit_batch(*, user, batch: dict, now: datetime, episode=None,
     """
     if now.tzinfo is None or now.utcoffset() is None:
         raise ValueError(f"now must be a timezone-aware datetime, got {now!r}")
-    unstorable = find_unstorable(batch)
-    if unstorable:
-        raise BatchError(unstorable)
-    self_name = batch.get("self_name") if isinstance(batch, dict) else None
-    if isinstance(self_name, str) and len(" ".join(self_name.split())) > MAX_NAME:
-        raise BatchError(f"self_name is longer than {MAX_NAME} characters")
+    _check_batch(batch)
     if conversation is not None:
         if conversation.user_id != user.pk:
             raise ValueError("conversation not found")
         if conversation.incognito:
             raise ValueError("an incognito conversation is never written to memory")
+    if judgements is None:
+        judgements = judge_batch(user=user, batch=batch, now=now, messages=messages)
     with user_lock(user.pk):
-        return _commit(user, batch, now, episode, messages, conversation)
+        return _commit(user, batch, now, episode, messages, conversation, judgements)
 
 
-def _commit(user, batch, now, episode, messages, conversation) -> WriteSummary:
-    texts = dict(messages) if messages is not None else _cited_messages(user, batch)
-    named = _nodes_named(user, batch)
-    result = clean_batch(batch, messages=texts,
-                         known_names={name: node.kind for name, node in named.items()})
-    clean = result.batch
-    _check_lengths(clean)
+def _commit(user, batch, now, episode, messages, conversation,
+            judgements: Judgements) -> WriteSummary:
+    # Cleaned again under the lock: the graph may have changed since ``judge_batch``.
+    cleaned = _clean(user, batch, messages)
+    result, named = cleaned.result, cleaned.named
     summary = WriteSummary(fixes=list(result.fixes),
                            dropped=[{"item": d.item, "reason": d.reason} for d in result.drops])
-    episode = _episode(user, episode, clean.get("episode"), now)
+    summary.input_tokens, summary.output_tokens = judgements.tokens()
+    episode = _episode(user, episode, result.batch.get("episode"), now)
     summary.episode = episode.pk
 
-    entities, relations = clean["entities"], clean["relations"]
-    refs = {e["ref"] for e in entities}
-    names_self = any(is_self_placeholder(e["name"]) for e in entities) or any(
-        end not in refs and is_self_placeholder(end)
-        for r in relations for end in (r["source"], r["target"])
-    )
-    # The cleaned self fields (instruction-like or malformed ones are dropped by cleaning).
-    self_node, notes = merge.ensure_self_node(
-        user=user, now=now, self_name=clean.get("self_name"),
-        self_aliases=clean.get("self_aliases", ()),
-        self_properties=clean.get("self_properties"), needed=names_self,
-    )
+    relations = cleaned.relations
+    self_node, notes = _self_node(user, cleaned, now, new_id=judgements.self_id)
     summary.fixes.extend(notes)
 
-    conversation_text = "\n".join(texts.values()) or "\n".join(r["snippet"] for r in relations)
-    resolutions = merge.resolve_entities(user=user, entities=entities, self_node=self_node,
-                                         now=now, episode=episode,
-                                         conversation_text=conversation_text,
-                                         relations=relations)
+    resolutions = merge.resolve_entities(user=user, entities=cleaned.entities,
+                                         self_node=self_node, now=now, episode=episode,
+                                         relations=relations, judgements=judgements.by_key)
     by_ref = {r.ref: r for r in resolutions}
     _summarise_resolutions(summary, resolutions)
 
@@ -360,9 +448,6 @@ def _summarise_resolutions(summary: WriteSummary, resolutions) -> None:
         elif r.outcome == "kept-apart":
             summary.kept_apart.append({"name": name,
                                        "candidates": [c["name"] for c in r.candidates]})
-        if r.usage is not None:
-            summary.input_tokens += int(getattr(r.usage, "input_tokens", 0) or 0)
-            summary.output_tokens += int(getattr(r.usage, "output_tokens", 0) or 0)
 
 
 class _EdgeWriter:

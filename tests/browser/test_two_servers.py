@@ -9,8 +9,6 @@ processes with ``REDIS_URL`` pointing at it; it skips, saying why, only when the
 from __future__ import annotations
 
 import os
-import shutil
-import socket
 import subprocess
 import sys
 import time
@@ -20,11 +18,10 @@ import urllib.request
 import pytest
 from playwright.sync_api import expect
 
+from pegasus_site import devredis
 from tests.browser.conftest import BASE, _free_port, _stop, _test_database_url, sign_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
-
-REDIS = shutil.which("redis-server") or "/usr/bin/redis-server"
 
 
 def _wait_http(url: str, proc: subprocess.Popen) -> None:
@@ -43,30 +40,10 @@ def _wait_http(url: str, proc: subprocess.Popen) -> None:
 
 @pytest.fixture
 def redis_url():
-    if not os.path.exists(REDIS):
-        pytest.skip("redis-server is not installed (apt-get install -y redis-server)")
-    port = _free_port()
-    proc = subprocess.Popen(
-        [REDIS, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
-         "--protected-mode", "yes"],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
-    deadline = time.monotonic() + 20
-    while True:
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=1) as sock:
-                sock.sendall(b"PING\r\n")
-                if sock.recv(16).startswith(b"+PONG"):
-                    break
-        except OSError:
-            pass
-        if time.monotonic() > deadline or proc.poll() is not None:
-            _stop(proc)
-            raise RuntimeError("redis-server did not start")
-        time.sleep(0.2)
-    try:
-        yield f"redis://127.0.0.1:{port}/0"
-    finally:
-        _stop(proc)
+    if devredis.executable() is None:
+        pytest.skip(f"redis-server is not installed ({devredis.INSTALL_HINT})")
+    with devredis.running() as url:
+        yield url
 
 
 @pytest.fixture

@@ -3,14 +3,21 @@ the test database (committed data, hence ``transaction=True``), in offline mode.
 
 import io
 import json
+import socket
+import urllib.parse
 
 import pytest
 from django.contrib.auth import get_user_model
 from django.contrib.sessions.models import Session
 from django.core.management import CommandError, call_command
+from django.utils import timezone
 
+from chat.management.commands.bench_chat import _extraction_counts
 from chat.models import Conversation
+from chat.services import start_conversation
 from memory.bench import synthetic
+from memory.models import Episode, ExtractionStatus
+from pegasus_site import devredis
 
 
 @pytest.mark.slow
@@ -37,7 +44,8 @@ def test_two_clients_complete_six_turns_through_a_real_daphne(monkeypatch):
     # The Daphne child's CPU time over the measured turns, per turn.
     assert result["server_cpu_s"] > 0
     assert result["server_cpu_ms_per_turn"] == pytest.approx(  # both rounded
-        1000 * result["server_cpu_s"] / result["turns"], abs=1000 * 0.005 / 6 + 0.05)
+        1000 * result["server_cpu_s"] / result["turns"], abs=1000 * 0.005 / 6 + 0.05
+    )
 
     setup = result["setup"]
     assert (setup["users"], setup["built"], setup["reused"]) == (2, 2, 0)
@@ -68,8 +76,16 @@ def test_an_open_loop_run_reports_offered_and_served_turns(monkeypatch):
     out, err = io.StringIO(), io.StringIO()
 
     call_command(
-        "bench_chat", open_loop=True, users=4, graphs=2, think=0.5, duration=4,
-        graph_nodes=100, json=True, stdout=out, stderr=err,
+        "bench_chat",
+        open_loop=True,
+        users=4,
+        graphs=2,
+        think=0.5,
+        duration=4,
+        graph_nodes=100,
+        json=True,
+        stdout=out,
+        stderr=err,
     )
 
     result = json.loads(out.getvalue())
@@ -102,3 +118,99 @@ def test_open_loop_options_are_refused_in_the_closed_loop():
         call_command("bench_chat", users=10, stdout=io.StringIO())
     with pytest.raises(CommandError, match="--think"):
         call_command("bench_chat", open_loop=True, users=2, think=0, stdout=io.StringIO())
+
+
+@pytest.mark.slow
+@pytest.mark.django_db(transaction=True)
+def test_two_daphne_two_workers_on_redis_extract_every_ended_conversation_once(monkeypatch):
+    if devredis.executable() is None:
+        pytest.skip(f"redis-server is not installed ({devredis.INSTALL_HINT})")
+    monkeypatch.setenv("CHAT_MESSAGES_PER_MINUTE", "1")  # lifted in the children, as above
+    out, err = io.StringIO(), io.StringIO()
+
+    # Two users, one per Daphne (round-robin), each with a warm-up turn, so both
+    # conversations have turns to extract; both workers poll the one queue.
+    call_command(
+        "bench_chat",
+        open_loop=True,
+        users=2,
+        graphs=2,
+        think=0.5,
+        duration=3,
+        graph_nodes=100,
+        daphne=2,
+        workers=2,
+        redis=True,
+        end=True,
+        json=True,
+        stdout=out,
+        stderr=err,
+    )
+
+    result = json.loads(out.getvalue())
+    assert not result["interrupted"]
+    assert result["errors"] == 0 and result["errors_by_code"] == {}
+    assert result["turns"] == result["arrivals"] > 0
+    roles = sorted(p["role"] for p in result["processes"])
+    assert roles == ["daphne-1", "daphne-2", "qcluster-1", "qcluster-2"]
+    # Every started process had the Channels layer on that Redis: each socket joined its
+    # groups and every turn's frames went through it.
+    redis = result["redis"]
+    assert redis["url"].startswith("redis://127.0.0.1:")
+    assert redis["commands_processed"] > result["turns"]
+    extraction = result["extraction"]
+    assert extraction["conversations_ended"] == 2 and extraction["workers_ran"]
+    assert extraction["by_status"] == {"done": 2}
+    assert (
+        extraction["extracted_once"],
+        extraction["extracted_twice_or_more"],
+        extraction["not_extracted"],
+    ) == (2, 0, 0)
+    assert extraction["runs_per_conversation"] == {"1": 2}
+    assert extraction["failed_deliveries"] == 0
+    users = get_user_model().objects.filter(username__startswith="bench_chat_100_")
+    episodes = Episode.objects.filter(user__in=users, conversation__isnull=False)
+    assert sorted(episodes.values_list("attempts", flat=True)) == [1, 1]
+    # Redis was stopped with the run: nothing answers at its address any more.
+    port = urllib.parse.urlsplit(redis["url"]).port
+    with pytest.raises(OSError):
+        socket.create_connection(("127.0.0.1", port), timeout=1).close()
+
+
+def test_redis_is_refused_with_url():
+    with pytest.raises(CommandError, match="--redis"):
+        call_command("bench_chat", url="http://127.0.0.1:8000", redis=True, stdout=io.StringIO())
+
+
+@pytest.mark.django_db
+def test_extraction_counts_tell_once_twice_and_not_extracted(alice):
+    now = timezone.now()
+    conversations = [
+        start_conversation(user=alice, now=now, title=f"c{i}", incognito=False) for i in range(5)
+    ]
+    states = [  # (status, attempts): once, twice, done twice, failed once, none
+        (ExtractionStatus.DONE, 1),
+        (ExtractionStatus.FAILED, 2),
+        (ExtractionStatus.DONE, 2),
+        (ExtractionStatus.FAILED, 1),
+        None,
+    ]
+    for conversation, state in zip(conversations, states, strict=True):
+        if state is not None:
+            Episode.objects.create(
+                user=alice,
+                conversation=conversation,
+                status=state[0],
+                attempts=state[1],
+                created_at=now,
+            )
+
+    counts = _extraction_counts([c.pk for c in conversations])
+
+    assert (
+        counts["extracted_once"],
+        counts["extracted_twice_or_more"],
+        counts["not_extracted"],
+    ) == (1, 2, 2)
+    assert counts["runs_per_conversation"] == {"0": 1, "1": 2, "2": 2}
+    assert counts["failed_deliveries"] == 0

@@ -2,9 +2,10 @@
 
     manage.py bench_chat [--clients 50] [--turns 1000] [--graph-nodes 10000] [--seed 7]
                          [--duration SECONDS] [--url URL] [--daphne 1] [--workers 0]
-                         [--end] [--rebuild] [--drop] [--distinct-names] [--json]
+                         [--redis] [--end] [--rebuild] [--drop] [--distinct-names] [--json]
     manage.py bench_chat --open-loop --users 500 --think 20 [--duration 60] [--graphs 50]
-                         [--graph-nodes 1000] [...] [--json]
+                         [--graph-nodes 1000] [--end] [...] [--json]
+    manage.py bench_chat --open-loop ... --daphne 2 --workers 2 --redis --end
 
 **Setup.** Every client is its own bench account ``bench_chat_<graph-nodes>_<i>`` with its own
 synthetic memory graph of ``--graph-nodes`` nodes (``memory.bench.synthetic``): user i's
@@ -20,16 +21,24 @@ MemoryKey inserts (HNSW index maintenance, ~1–3 ms per key): the figures show 
 client gets a fresh conversation and a session made server-side (cookie), and sends the
 Origin of its server.
 
-**Run.** Without ``--url`` it starts ``--daphne`` Daphne processes
-(``daphne pegasus_site.asgi:application`` on free loopback ports; clients spread round-robin)
-and ``--workers`` ``manage.py qcluster`` processes (``Q_WORKERS=1`` each), all on this
-command's database, in offline mode (no ``ANTHROPIC_API_KEY``) and with the per-minute message
-limit and the daily token budget lifted in their environment only. Logs go to
-``var/bench-logs/``. Each client warms up with one unmeasured turn, then sends its next
-message as soon as the previous ``done`` arrives, until ``--turns`` turns were sent in all or,
-with ``--duration``, until the time is up. With ``--end`` each client ends its conversation
-(``{"type": "end"}``) at the end; when workers run, the command waits for the extraction jobs
-and counts the episodes by status.
+**Run.** Without ``--url`` it starts ``--daphne`` Daphne processes (``daphne
+pegasus_site.asgi:application`` on free loopback ports; clients spread round-robin) and
+``--workers`` ``manage.py qcluster`` processes (``Q_WORKERS=1`` each), all on this command's
+database, in offline mode (no ``ANTHROPIC_API_KEY``) and with the per-minute message limit and
+the daily token budget lifted in their environment only. Logs go to ``var/bench-logs/``.
+``--redis`` also starts Debian's ``redis-server`` on a free loopback port without persistence
+(``pegasus_site.devredis``) and gives every started process its ``REDIS_URL``, so the Channels
+layer is shared as in a deployment on several machines; Redis is stopped at the end, also
+after Ctrl-C. Each client warms up with one unmeasured turn, then sends its next message as
+soon as the previous ``done`` arrives, until ``--turns`` turns were sent in all or, with
+``--duration``, until the time is up. With ``--end`` each client ends its conversation
+(``{"type": "end"}``) at the end (open loop: after its last reply); when workers run, the
+command waits for the extraction jobs, counts the episodes by status and checks that every
+ended conversation was extracted exactly once: the extraction runs of a conversation are its
+episode's ``attempts`` (each claim of the job runs the extractor once; SPEC §3,
+``memory.services.jobs``), so ``extracted_once`` = done after one run,
+``extracted_twice_or_more`` = two runs or more, ``not_extracted`` = the rest (no episode, or
+not done after at most one run), plus the failed deliveries django-q2 recorded.
 
 **Open loop** (``--open-loop``): ``--users`` simulated users, each on its own socket and
 conversation, send messages at the times of a Poisson process (think time between arrivals
@@ -94,8 +103,9 @@ from django.utils import timezone
 from chat import services as chat_services
 from chat.models import Conversation
 from memory.bench import synthetic
-from memory.models import Episode
+from memory.models import Episode, ExtractionStatus
 from memory.services.keys import Progress
+from pegasus_site import devredis
 
 PREFIX = "bench_chat_"
 UNLIMITED_ENV = {
@@ -103,6 +113,12 @@ UNLIMITED_ENV = {
     "CHAT_DAILY_TOKEN_BUDGET": "1000000000000",
 }
 TARGET_P95_TTFD_MS = 150.0
+# redis-py 8 reads with a 5 s socket timeout by default: the very 5 s channels_redis blocks
+# for in BZPOPMIN, so an idle socket's receive now and then times out (the busier the event
+# loop, the more often), the consumer dies and Daphne closes the websocket (1011);
+# django/channels_redis#422. settings.CHANNEL_LAYERS sets no timeout yet, so the URL given to
+# the children does (docs/operations.md).
+REDIS_URL_OPTIONS = "socket_timeout=15"
 STOP_GRACE_S = 15.0
 
 
@@ -133,6 +149,7 @@ class Stats:
     warmup_done: list[float] = field(default_factory=list)
     warmup_errors: Counter = field(default_factory=Counter)
     ended: int = 0
+    ended_ids: list[int] = field(default_factory=list)  # conversations ended
     claimed: int = 0
 
 
@@ -184,8 +201,76 @@ def _cpu_figures(before: float | None, after: float | None, turns: int) -> dict:
     if before is None or after is None:
         return {"server_cpu_s": None, "server_cpu_ms_per_turn": None}
     used = after - before
-    return {"server_cpu_s": round(used, 2),
-            "server_cpu_ms_per_turn": round(1000 * used / turns, 1) if turns else None}
+    return {
+        "server_cpu_s": round(used, 2),
+        "server_cpu_ms_per_turn": round(1000 * used / turns, 1) if turns else None,
+    }
+
+
+def _latency_figures(stats: Stats) -> dict:
+    """What both loops report of their turns: errors, latencies, recall frames, warm-up."""
+    return {
+        "errors": sum(stats.errors.values()),
+        "errors_by_code": dict(stats.errors),
+        "ttfd_ms": _percentiles(stats.ttfd),
+        "done_ms": _percentiles(stats.done),
+        "recall_frame_ms": _percentiles(stats.to_recall),
+        "server_read_ms": _percentiles(stats.read),
+        "recall_frame_kb_mean": (
+            round(sum(stats.recall_bytes) / len(stats.recall_bytes) / 1024, 1)
+            if stats.recall_bytes
+            else None
+        ),
+        "warmup": {
+            "turns": len(stats.warmup_done),
+            "errors_by_code": dict(stats.warmup_errors),
+            "done_ms": _percentiles(stats.warmup_done),
+        },
+        "conversations_ended": stats.ended,
+        "ended_ids": stats.ended_ids,
+    }
+
+
+def _extraction_counts(conversation_ids: list[int]) -> dict:
+    """How many times each of these (ended) conversations was extracted.
+
+    A conversation has at most one Episode (one-to-one), and every run of its extraction job
+    first claims the episode with a conditional UPDATE that adds one to ``attempts``
+    (``memory.services.jobs``): ``attempts`` is the number of runs. Once = done after one
+    run; twice or more = two runs or more, whatever the outcome; not extracted = no episode,
+    or not done after at most one run. ``failed_deliveries``: django-q2's failed task
+    records of these episodes (failures are always kept; successes only up to its
+    ``save_limit``, so they cannot be counted here).
+    """
+    from django_q.models import Task
+
+    episodes = {
+        conversation: (pk, attempts, status)
+        for conversation, pk, attempts, status in Episode.objects.filter(
+            conversation_id__in=conversation_ids
+        ).values_list("conversation_id", "pk", "attempts", "status")
+    }
+    once = twice = missing = 0
+    by_runs: Counter = Counter()
+    for conversation_id in conversation_ids:
+        _, runs, status = episodes.get(conversation_id, (None, 0, None))
+        by_runs[runs] += 1
+        if runs >= 2:
+            twice += 1
+        elif runs == 1 and status == ExtractionStatus.DONE:
+            once += 1
+        else:
+            missing += 1
+    failed = Task.objects.filter(
+        name__in=[f"extract-{pk}" for pk, _, _ in episodes.values()], success=False
+    ).count()
+    return {
+        "extracted_once": once,
+        "extracted_twice_or_more": twice,
+        "not_extracted": missing,
+        "runs_per_conversation": {str(k): v for k, v in sorted(by_runs.items())},
+        "failed_deliveries": failed,
+    }
 
 
 def _free_port() -> int:
@@ -391,6 +476,12 @@ class Command(BaseCommand):
             help="manage.py qcluster processes to start (default 0)",
         )
         parser.add_argument(
+            "--redis",
+            action="store_true",
+            help="start redis-server on loopback (no persistence) and point the Channels "
+            "layer of every started process at it (REDIS_URL)",
+        )
+        parser.add_argument(
             "--end",
             action="store_true",
             help="end every conversation at the end (enqueues its extraction)",
@@ -429,15 +520,21 @@ class Command(BaseCommand):
             help="Poisson arrivals per user (exponential think time) instead of a closed loop",
         )
         parser.add_argument(
-            "--users", type=int, default=None,
+            "--users",
+            type=int,
+            default=None,
             help="simulated users in open loop (default: --clients)",
         )
         parser.add_argument(
-            "--think", type=float, default=20.0,
+            "--think",
+            type=float,
+            default=20.0,
             help="mean think time between a user's messages in open loop, seconds (default 20)",
         )
         parser.add_argument(
-            "--graphs", type=int, default=None,
+            "--graphs",
+            type=int,
+            default=None,
             help="bench accounts the open-loop users share (default: --users, at most 50)",
         )
         parser.add_argument("--json", action="store_true", help="print the figures as JSON")
@@ -458,6 +555,7 @@ class Command(BaseCommand):
         children = Children(Path(settings.VAR_DIR) / "bench-logs")
         clients: list[Client] = []
         result: dict = {"interrupted": False}
+        redis: devredis.LocalRedis | None = None
         started = time.perf_counter()
         try:
             try:
@@ -465,14 +563,23 @@ class Command(BaseCommand):
                 if opts["url"]:
                     bases = [opts["url"].rstrip("/")]
                 else:
-                    bases = self._start_children(children, opts)
+                    if opts["redis"]:
+                        children.log_dir.mkdir(parents=True, exist_ok=True)
+                        redis = devredis.start(log=children.log_dir / "bench_chat-redis.log")
+                        self._say(f"start: redis-server at {redis.url} (Channels layer)")
+                    bases = self._start_children(
+                        children,
+                        opts,
+                        redis_url=f"{redis.url}?{REDIS_URL_OPTIONS}" if redis else None,
+                    )
                 for i, client in enumerate(clients):
                     client.base_url = bases[i % len(bases)]
                 load = self._open_load if opts["open_loop"] else self._load
                 result.update(asyncio.run(load(clients, children, opts)))
+                ended = result.pop("ended_ids")
                 if opts["end"] and not result["interrupted"]:
                     result["extraction"] = self._await_extraction(
-                        clients, children, opts, ended=result["conversations_ended"]
+                        clients, children, opts, ended=ended
                     )
             except (KeyboardInterrupt, Interrupted):
                 result["interrupted"] = True
@@ -480,6 +587,12 @@ class Command(BaseCommand):
         finally:
             children.sample()
             children.stop()
+            if redis is not None:  # after its clients, so none logs a lost connection
+                result["redis"] = {
+                    "url": f"{redis.url}?{REDIS_URL_OPTIONS}",
+                    "commands_processed": redis.commands_processed(),
+                }
+                redis.stop()
             with contextlib.suppress(KeyboardInterrupt):
                 self._cleanup(clients, opts)
         if opts["open_loop"]:
@@ -488,8 +601,9 @@ class Command(BaseCommand):
             clients=opts["clients"],
             graph_nodes=opts["graph_nodes"],
             seed=opts["seed"],
-            mode=("open-loop" if opts["open_loop"]
-                  else "duration" if opts["duration"] else "turns"),
+            mode=(
+                "open-loop" if opts["open_loop"] else "duration" if opts["duration"] else "turns"
+            ),
             target=opts["url"] or "spawned",
             daphne=0 if opts["url"] else opts["daphne"],
             workers=0 if opts["url"] else opts["workers"],
@@ -519,8 +633,6 @@ class Command(BaseCommand):
             if not 1 <= graphs <= max(opts["clients"], 1):
                 raise CommandError("--graphs must be between 1 and --users")
             opts["graphs"] = graphs
-            if opts["end"]:
-                raise CommandError("--end is for the closed loop")
         elif opts["users"] is not None or opts["graphs"] is not None:
             raise CommandError("--users and --graphs are for --open-loop (closed loop: --clients)")
         if opts["clients"] < 1 or opts["graph_nodes"] < 50:
@@ -537,8 +649,15 @@ class Command(BaseCommand):
                     "--daphne and --workers start processes; with --url the "
                     "server's own processes serve the clients"
                 )
+            if opts["redis"]:
+                raise CommandError(
+                    "--redis starts Redis for the processes this command starts; with --url "
+                    "the running server's own REDIS_URL decides its Channels layer"
+                )
             if urllib.parse.urlsplit(opts["url"]).scheme not in {"http", "https"}:
                 raise CommandError("--url must be an http:// or https:// address")
+        if opts["redis"] and devredis.executable() is None:
+            raise CommandError(f"--redis needs redis-server ({devredis.INSTALL_HINT})")
 
     def _say(self, line: str) -> None:
         # With --json, stdout carries only the JSON; progress still shows, on stderr.
@@ -684,15 +803,17 @@ class Command(BaseCommand):
 
     # --- child processes ------------------------------------------------------------------
 
-    def _child_env(self) -> dict:
+    def _child_env(self, redis_url: str | None) -> dict:
         env = {k: v for k, v in os.environ.items() if k != "PEGASUS_EMBEDDED_DB"}
         env.update(
             UNLIMITED_ENV, DATABASE_URL=_database_url(), ANTHROPIC_API_KEY="", PYTHONUNBUFFERED="1"
         )
+        if redis_url:  # else whatever this shell has (none: each process's in-memory layer)
+            env["REDIS_URL"] = redis_url
         return env
 
-    def _start_children(self, children: Children, opts) -> list[str]:
-        env = self._child_env()
+    def _start_children(self, children: Children, opts, *, redis_url: str | None) -> list[str]:
+        env = self._child_env(redis_url)
         bases = []
         for i in range(opts["daphne"]):
             port = _free_port()
@@ -846,6 +967,7 @@ class Command(BaseCommand):
                                 ws = await self._connect(client)
                             await self._end(ws, opts)
                             stats.ended += 1
+                            stats.ended_ids.append(client.conversation_id)
                         except TurnFailed as exc:
                             stats.errors[f"end:{exc.code}"] += 1
                 finally:
@@ -883,25 +1005,9 @@ class Command(BaseCommand):
             "turns": turns,
             "turns_in_window": in_window,
             **_cpu_figures(cpu_before, cpu_after, turns),
-            "errors": sum(stats.errors.values()),
-            "errors_by_code": dict(stats.errors),
             "elapsed_s": round(elapsed, 2),
             "turns_per_s": round(rate, 2),
-            "ttfd_ms": _percentiles(stats.ttfd),
-            "done_ms": _percentiles(stats.done),
-            "recall_frame_ms": _percentiles(stats.to_recall),
-            "server_read_ms": _percentiles(stats.read),
-            "recall_frame_kb_mean": (
-                round(sum(stats.recall_bytes) / len(stats.recall_bytes) / 1024, 1)
-                if stats.recall_bytes
-                else None
-            ),
-            "warmup": {
-                "turns": len(stats.warmup_done),
-                "errors_by_code": dict(stats.warmup_errors),
-                "done_ms": _percentiles(stats.warmup_done),
-            },
-            "conversations_ended": stats.ended,
+            **_latency_figures(stats),
         }
 
     async def _open_load(self, clients: list[Client], children: Children, opts) -> dict:
@@ -928,27 +1034,54 @@ class Command(BaseCommand):
         cpu_before = cpu_after = None
         try:
             # One unmeasured turn per account (loads the model and the account's keys); every
-            # user's socket is opened before the clock starts.
+            # user's socket is opened before the clock starts, and before the warm-up turns:
+            # Daphne drops a handshake not accepted within 5 s (--websocket_connect_timeout),
+            # which a server busy with warm-up turns missed for most of 500 sockets. A socket
+            # that still fails to open is tried twice more; one that never opens sends nothing
+            # (counted in the warm-up errors and in ``sockets_open``).
             first_of = {}
             for i, client in enumerate(clients):
                 first_of.setdefault(client.username, i)
-            warm = Progress(self._say, "warm-up: sockets and one turn per account")
-            opened = [0]
             gate = asyncio.Semaphore(50)
+            opening = Progress(self._say, "warm-up: open the sockets")
+            opened = [0]
+
+            async def open_socket(i: int, client: Client) -> None:
+                async with gate:
+                    for attempt in range(3):
+                        try:
+                            sockets[i] = await self._connect(client)
+                            break
+                        except TurnFailed as exc:
+                            if attempt == 2:
+                                stats.warmup_errors[f"open:{exc.code}"] += 1
+                            else:
+                                await asyncio.sleep(1.0 + attempt)
+                opened[0] += 1
+                opening(opened[0], len(clients))
+
+            warm = Progress(self._say, "warm-up: one turn per account")
+            warmed = [0]
 
             async def warm_up(i: int, client: Client) -> None:
                 async with gate:
                     try:
-                        sockets[i] = await self._connect(client)
-                        if first_of[client.username] == i:
-                            turn = await self._turn(sockets[i], self._message(client), opts)
-                            stats.warmup_done.append(turn.done_ms)
+                        turn = await self._turn(sockets[i], self._message(client), opts)
+                        stats.warmup_done.append(turn.done_ms)
                     except TurnFailed as exc:
                         stats.warmup_errors[exc.code] += 1
-                opened[0] += 1
-                warm(opened[0], len(clients))
+                warmed[0] += 1
+                warm(warmed[0], len(first_of))
 
-            tasks[:] = [asyncio.create_task(warm_up(i, c)) for i, c in enumerate(clients)]
+            tasks[:] = [asyncio.create_task(open_socket(i, c)) for i, c in enumerate(clients)]
+            await asyncio.gather(*tasks, return_exceptions=True)
+            if interrupted:
+                raise Interrupted
+            tasks[:] = [
+                asyncio.create_task(warm_up(i, c))
+                for i, c in enumerate(clients)
+                if first_of[c.username] == i and i in sockets
+            ]
             await asyncio.gather(*tasks, return_exceptions=True)
             if interrupted:
                 raise Interrupted
@@ -976,13 +1109,14 @@ class Command(BaseCommand):
                 pending: asyncio.Queue = asyncio.Queue()  # arrival times, in send order
                 sent_all = asyncio.Event()
 
-                async def receive() -> None:
+                async def receive() -> bool:
                     # Replies come back in the order the messages were sent (the consumer
                     # handles one frame at a time): each frame belongs to the oldest turn.
+                    # True when every turn was answered and the socket is still usable.
                     first = None
                     while True:
                         if sent_all.is_set() and pending.empty():
-                            return
+                            return True
                         try:
                             arrived = await asyncio.wait_for(pending.get(), timeout=0.5)
                         except TimeoutError:
@@ -997,7 +1131,8 @@ class Command(BaseCommand):
                                         if read_ms is not None:
                                             stats.read.append(read_ms)
                                         stats.to_recall.append(
-                                            (time.perf_counter() - arrived) * 1000.0)
+                                            (time.perf_counter() - arrived) * 1000.0
+                                        )
                                         stats.recall_bytes.append(len(frame))
                                         continue
                                     event = json.loads(frame)
@@ -1016,11 +1151,11 @@ class Command(BaseCommand):
                                         break
                         except TimeoutError:
                             stats.errors["timeout"] += 1 + pending.qsize()
-                            return
+                            return False
                         except websockets.ConnectionClosed as exc:
                             code = exc.rcvd.code if exc.rcvd is not None else "none"
                             stats.errors[f"closed:{code}"] += 1 + pending.qsize()
-                            return
+                            return False
                         report()
 
                 if ws is None:
@@ -1033,15 +1168,24 @@ class Command(BaseCommand):
                         text = self._message(client)
                         arrivals.append(at)
                         try:
-                            await ws.send(json.dumps({"type": "message", "text": text,
-                                                      "client_id": uuid.uuid4().hex}))
+                            await ws.send(
+                                json.dumps(
+                                    {"type": "message", "text": text, "client_id": uuid.uuid4().hex}
+                                )
+                            )
                         except websockets.ConnectionClosed:
                             stats.errors["closed:send"] += 1
                             break
                         pending.put_nowait(at)
                         at += client.rng.expovariate(1.0 / think)
                     sent_all.set()
-                    await receiver
+                    if await receiver and opts["end"]:
+                        try:
+                            await self._end(ws, opts)
+                            stats.ended += 1
+                            stats.ended_ids.append(client.conversation_id)
+                        except TurnFailed as exc:
+                            stats.errors[f"end:{exc.code}"] += 1
                 finally:
                     receiver.cancel()
                     await self._close(ws)
@@ -1058,7 +1202,8 @@ class Command(BaseCommand):
             cpu_after = await asyncio.to_thread(children.cpu_seconds)
             for outcome in outcomes:
                 if isinstance(outcome, Exception) and not isinstance(
-                        outcome, asyncio.CancelledError):
+                    outcome, asyncio.CancelledError
+                ):
                     stats.errors[f"client:{type(outcome).__name__}"] += 1
             elapsed = time.perf_counter() - began
         except asyncio.CancelledError:
@@ -1080,25 +1225,10 @@ class Command(BaseCommand):
             **_cpu_figures(cpu_before, cpu_after, len(stats.done)),
             "offered_per_s": round(offered / duration, 2),
             "nominal_offered_per_s": round(len(clients) / opts["think"], 2),
-            "errors": sum(stats.errors.values()),
-            "errors_by_code": dict(stats.errors),
+            "sockets_open": len(sockets),
             "elapsed_s": round(elapsed, 2),
             "turns_per_s": round(in_window / duration, 2),
-            "ttfd_ms": _percentiles(stats.ttfd),
-            "done_ms": _percentiles(stats.done),
-            "recall_frame_ms": _percentiles(stats.to_recall),
-            "server_read_ms": _percentiles(stats.read),
-            "recall_frame_kb_mean": (
-                round(sum(stats.recall_bytes) / len(stats.recall_bytes) / 1024, 1)
-                if stats.recall_bytes
-                else None
-            ),
-            "warmup": {
-                "turns": len(stats.warmup_done),
-                "errors_by_code": dict(stats.warmup_errors),
-                "done_ms": _percentiles(stats.warmup_done),
-            },
-            "conversations_ended": 0,
+            **_latency_figures(stats),
         }
 
     async def _sample(self, children: Children) -> None:
@@ -1199,9 +1329,10 @@ class Command(BaseCommand):
     # --- extraction -----------------------------------------------------------------------
 
     def _await_extraction(
-        self, clients: list[Client], children: Children, opts, *, ended: int
+        self, clients: list[Client], children: Children, opts, *, ended: list[int]
     ) -> dict:
-        """Wait for the ended conversations' extraction jobs (when anything can run them)."""
+        """Wait for the ended conversations' extraction jobs (when anything can run them),
+        then count how many times each ended conversation was extracted."""
         ids = [c.conversation_id for c in clients]
         started = time.perf_counter()
         workers = bool(opts["workers"]) or bool(opts["url"])
@@ -1226,11 +1357,12 @@ class Command(BaseCommand):
             children.sample()
             time.sleep(1.0)
         return {
-            "conversations_ended": ended,
+            "conversations_ended": len(ended),
             "episodes": total,
             "by_status": dict(by_status),
             "workers_ran": workers,
             "waited_s": round(time.perf_counter() - started, 1),
+            **_extraction_counts(ended),
         }
 
     # --- output ---------------------------------------------------------------------------
@@ -1298,13 +1430,21 @@ class Command(BaseCommand):
                 f"extraction: {extraction['conversations_ended']} conversations ended · "
                 f"episodes {extraction['by_status']} "
                 f"(waited {extraction['waited_s']} s"
-                f"{'' if extraction['workers_ran'] else ', no workers started'})"
+                f"{'' if extraction['workers_ran'] else ', no workers started'}) · "
+                f"extracted once {extraction['extracted_once']}, twice or more "
+                f"{extraction['extracted_twice_or_more']}, not {extraction['not_extracted']} "
+                f"· failed deliveries {extraction['failed_deliveries']}"
             )
         for proc in r["processes"]:
             kids = ", ".join(f"{k['name']} {k['peak_rss_mb']}" for k in proc["descendants"])
             lines.append(
                 f"peak RSS {proc['role']}: {proc['peak_rss_mb']} MB"
                 + (f" (children: {kids} MB)" if kids else "")
+            )
+        if r.get("redis"):
+            lines.append(
+                f"redis: {r['redis']['url']} · {r['redis']['commands_processed']} commands "
+                f"processed (the Channels layer of every started process)"
             )
         m = r["machine"]
         lines.append(

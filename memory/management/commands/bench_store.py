@@ -31,7 +31,8 @@ from django.utils import timezone
 
 from memory import embedding
 from memory.services.decay import decay_all
-from memory.services.graph_io import FORMAT, import_graph
+from memory.services.graph_io.document import FORMAT
+from memory.services.graph_io.import_ import import_graph
 from memory.services.keys import Progress
 
 PREFIX = "bench_store_"

@@ -12,7 +12,7 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 
 from memory.management import get_account
-from memory.services.graph_io import export_graph
+from memory.services.graph_io.export import export_graph
 
 
 class Command(BaseCommand):

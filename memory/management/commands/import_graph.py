@@ -9,7 +9,8 @@ import time
 from django.core.management.base import BaseCommand, CommandError
 
 from memory.management import get_account, parse_now, read_json_file
-from memory.services.graph_io import GraphFormatError, import_graph
+from memory.services.graph_io.document import GraphFormatError
+from memory.services.graph_io.import_ import import_graph
 
 
 class Command(BaseCommand):

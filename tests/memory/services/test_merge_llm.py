@@ -2,6 +2,7 @@
 SDK and memory.extraction.disambiguation run; only the model's answer is scripted."""
 
 import json
+import threading
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -11,6 +12,7 @@ from memory import embedding
 from memory.core.merge_rules import normalise_name
 from memory.models import Edge, Episode, MergeDecision, Node, Snippet
 from memory.services.graph_io import export_graph
+from memory.services.locks import LOCK_NAMESPACE
 from memory.services.merge import confirm, keep_apart
 from memory.services.write import commit_batch
 from tests.fakes.anthropic_server import Error, ToolCall
@@ -176,3 +178,81 @@ def test_bobs_held_entity_never_sees_alices_candidates(alice, bob, two_bills, fa
     decision = MergeDecision.objects.for_user(bob).get()
     assert {c["id"] for c in decision.candidates} == set(bobs)
     assert not MergeDecision.objects.for_user(alice).exists()
+
+
+# --- the judgement is asked before the user's lock is taken (issue 22) ------------------------
+
+
+def _users_lock_is_held(user_id: int) -> bool:
+    """Whether any session holds ``user_id``'s graph lock, seen from a connection of this
+    thread's own (the caller's session is busy waiting for the model's answer)."""
+    from django.db import connection
+
+    try:
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND granted"
+                " AND database = (SELECT oid FROM pg_database WHERE datname = current_database())"
+                " AND classid::bigint = %s AND objid::bigint = %s AND objsubid = 2",
+                [LOCK_NAMESPACE, user_id])
+            return cursor.fetchone()[0] > 0
+    finally:
+        connection.close()
+
+
+def _in_another_thread(function, *args):
+    out: list = []
+    thread = threading.Thread(target=lambda: out.append(function(*args)))
+    thread.start()
+    thread.join()
+    return out[0]
+
+
+def test_the_model_is_asked_while_the_users_lock_is_free(alice, two_bills, fake_anthropic):
+    smith, jones = two_bills
+    seen: list[bool] = []
+
+    def answer(request):  # runs in the fake server's thread, during the HTTP request
+        seen.append(_users_lock_is_held(alice.pk))
+        return rating(smith, jones, 0.95)
+
+    fake_anthropic.script([answer])
+    commit_batch(user=alice, batch=bill_batch(), now=NOW)
+
+    assert seen == [False]
+    assert MergeDecision.objects.for_user(alice).get().status == "merged"
+    # The probe does see the lock when it is held: the commit's transaction-scoped lock lasts
+    # until this test's own transaction ends.
+    assert _in_another_thread(_users_lock_is_held, alice.pk) is True
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_candidate_appearing_during_the_judgement_holds_the_entity(
+    alice, two_bills, fake_anthropic,
+):
+    smith, jones = two_bills
+
+    def answer(request):  # meanwhile another writer commits a third Bill
+        from django.db import connection
+
+        try:
+            make_node(alice, "Bill Brown", aliases=["Bill"])
+        finally:
+            connection.close()
+        return rating(smith, jones, 0.95)
+
+    fake_anthropic.script([answer])
+    summary = commit_batch(user=alice, batch=bill_batch(), now=NOW)
+
+    assert len(fake_anthropic.requests) == 1  # never asked again under the lock
+    brown = Node.objects.for_user(alice).get(name="Bill Brown")
+    decision = MergeDecision.objects.for_user(alice).get()
+    assert (decision.status, decision.kept) == ("held", None)
+    assert {c["id"] for c in decision.candidates} == {smith.pk, jones.pk, brown.pk}
+    assert "graph changed" in decision.reason
+    assert summary.merged == [] and summary.held[0]["name"] == "Bill"
+    assert summary.input_tokens > 0  # the judgement's tokens were spent all the same
+    smith.refresh_from_db()
+    assert (smith.aliases, smith.properties) == (["Bill"], {})
+    bill = Node.objects.for_user(alice).get(name="Bill")
+    assert decision.moved == {"node": bill.pk}

@@ -1,0 +1,121 @@
+"""The console's list filters: review status, node kind, LLM score band, job state, edge
+state. The owner filter every app uses is ``lib.admin.OwnerFilter``."""
+
+from __future__ import annotations
+
+from django.contrib import admin
+from django.utils import timezone
+
+from memory.admin_views import stale_before
+from memory.models import ExtractionStatus, MergeStatus, NodeKind
+from memory.models.merges import InboxAnswer
+
+
+class ReviewStatusFilter(admin.SimpleListFilter):
+    title = "status"
+    parameter_name = "status"
+
+    def lookups(self, request, model_admin):
+        return [
+            ("review", "Needs review (flagged or held)"),
+            (MergeStatus.FLAGGED, "Flagged"),
+            (MergeStatus.HELD, "Held"),
+            ("escalated", "Held: the owner was not sure"),
+            ("unanswered", "Held: the owner did not answer"),
+            (MergeStatus.MERGED, "Merged"),
+            (MergeStatus.KEPT_APART, "Kept apart"),
+            (MergeStatus.REVERTED, "Reverted"),
+        ]
+
+    def queryset(self, request, queryset):
+        value = self.value()
+        if value == "review":
+            return queryset.filter(status__in=[MergeStatus.FLAGGED, MergeStatus.HELD])
+        if value == "escalated":
+            return queryset.filter(status=MergeStatus.HELD, answer=InboxAnswer.UNSURE)
+        if value == "unanswered":
+            return queryset.filter(status=MergeStatus.HELD, answer="")
+        if value in MergeStatus.values:
+            return queryset.filter(status=value)
+        return queryset
+
+
+class KindFilter(admin.SimpleListFilter):
+    title = "kind"
+    parameter_name = "kind"
+
+    def lookups(self, request, model_admin):
+        return NodeKind.choices
+
+    def queryset(self, request, queryset):
+        if self.value() in NodeKind.values:
+            return queryset.filter(kind=self.value())
+        return queryset
+
+
+class ScoreBandFilter(admin.SimpleListFilter):
+    """The LLM bands of SPEC §5.6: < 0.70 keep apart, 0.70–0.90 flag, > 0.90 merge."""
+
+    title = "score band"
+    parameter_name = "score_band"
+
+    def lookups(self, request, model_admin):
+        return [("low", "< 0.70"), ("mid", "0.70 – 0.90"), ("high", "> 0.90"), ("none", "no score")]
+
+    def queryset(self, request, queryset):
+        return {
+            "low": lambda: queryset.filter(score__lt=0.7),
+            "mid": lambda: queryset.filter(score__gte=0.7, score__lte=0.9),
+            "high": lambda: queryset.filter(score__gt=0.9),
+            "none": lambda: queryset.filter(score__isnull=True),
+        }.get(self.value(), lambda: queryset)()
+
+
+class JobStateFilter(admin.SimpleListFilter):
+    """Extraction status, plus "stuck": running longer than the task timeout (its worker
+    died; ``retry_extraction`` takes it)."""
+
+    title = "job status"
+    parameter_name = "job"
+
+    def lookups(self, request, model_admin):
+        return [
+            ("attention", "Needs attention (failed or stuck)"),
+            (ExtractionStatus.FAILED, "Failed"),
+            ("stuck", "Stuck (running past the timeout)"),
+            (ExtractionStatus.RUNNING, "Running"),
+            (ExtractionStatus.PENDING, "Pending"),
+            (ExtractionStatus.DONE, "Done"),
+            (ExtractionStatus.SKIPPED, "Skipped"),
+        ]
+
+    def queryset(self, request, queryset):
+        value = self.value()
+        stuck = {
+            "status": ExtractionStatus.RUNNING,
+            "job_started_at__lt": stale_before(timezone.now()),
+        }
+        if value == "stuck":
+            return queryset.filter(**stuck)
+        if value == "attention":
+            from django.db.models import Q
+
+            return queryset.filter(Q(status=ExtractionStatus.FAILED) | Q(**stuck))
+        if value in ExtractionStatus.values:
+            return queryset.filter(status=value)
+        return queryset
+
+
+class LiveEdgeFilter(admin.SimpleListFilter):
+    title = "state"
+    parameter_name = "state"
+
+    def lookups(self, request, model_admin):
+        return [("live", "Live"), ("dormant", "Dormant"), ("superseded", "Superseded")]
+
+    def queryset(self, request, queryset):
+        return {
+            "live": lambda: queryset.filter(superseded_by__isnull=True, dormant=False),
+            "dormant": lambda: queryset.filter(superseded_by__isnull=True, dormant=True),
+            "superseded": lambda: queryset.filter(superseded_by__isnull=False),
+        }.get(self.value(), lambda: queryset)()

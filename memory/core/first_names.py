@@ -1,0 +1,85 @@
+"""What the bundled tables say about a first name: its nickname group and the gender it
+suggests (SPEC §5.6). Pure functions, no Django.
+
+* The nickname table is the ``nicknames`` package's: many-to-many ("bill" is William's and
+  Robert's), so it is evidence that two names *may* be one person's, never that they are.
+* ``first_name_genders.txt`` holds the given names of the female and male first-name lists
+  of the Faker package's 80-odd locales (census and registry data), each tagged with the
+  gender it suggests ("f", "m") or "u" when the lists give it to both. It is a suggestion: it
+  only ever makes the merge rules more careful (a veto or a hold), never merges by itself,
+  and never contradicts what the graph says about a person.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+
+from nicknames import NickNamer
+
+__all__ = [
+    "genders_differ",
+    "is_given_name",
+    "name_gender",
+    "name_group",
+    "nicknamer",
+    "same_gender",
+]
+
+_GENDER_FILE = Path(__file__).with_name("first_name_genders.txt")
+
+
+@lru_cache(maxsize=1)
+def nicknamer() -> NickNamer:
+    """The nickname table. Parsing it takes tens of milliseconds: done once, on first use."""
+    return NickNamer()
+
+
+@lru_cache(maxsize=4096)
+def name_group(first_name: str) -> frozenset[str]:
+    """The nickname group of a (normalised) first name: itself, its nicknames and the names
+    it is a nickname of. The table is many-to-many ("bill" gives william, robert, will …),
+    which is why the merge rules merge only when exactly one node qualifies."""
+    nn = nicknamer()
+    return frozenset({first_name} | nn.nicknames_of(first_name) | nn.canonicals_of(first_name))
+
+
+@lru_cache(maxsize=1)
+def _name_tags() -> dict[str, str]:
+    tags: dict[str, str] = {}
+    tag = ""
+    for line in _GENDER_FILE.read_text(encoding="utf-8").splitlines():
+        if line.startswith("#") or not line.strip():
+            continue
+        if line.startswith("["):
+            tag = line.strip("[] \n")
+            continue
+        tags.update(dict.fromkeys(line.split(), tag))
+    return tags
+
+
+def name_gender(first_name: str) -> str:
+    """The gender a (folded, lower-case) first name suggests: "f" or "m" when the lists give
+    it to one gender (three times as many locales' lists or more), "" when to both or
+    unknown. A suggestion, not a fact: it only holds a merge for review or vetoes a link
+    between two names, it never contradicts what the graph says about a person."""
+    tag = _name_tags().get(first_name, "")
+    return tag if tag in ("f", "m") else ""
+
+
+def is_given_name(first_name: str) -> bool:
+    """Whether a (folded, lower-case) first name is a given name of the lists, of either
+    gender or both ("mags" is not: it is only ever a pet form of Margaret or Magdalena)."""
+    return first_name in _name_tags()
+
+
+def genders_differ(a: str, b: str) -> bool:
+    """Whether the lists give the two first names to different genders (Louis/Louise)."""
+    ga, gb = name_gender(a), name_gender(b)
+    return bool(ga and gb and ga != gb)
+
+
+def same_gender(a: str, b: str) -> bool:
+    """Whether the lists give both first names to the same gender (Isabel/Isabelle)."""
+    ga = name_gender(a)
+    return bool(ga) and ga == name_gender(b)

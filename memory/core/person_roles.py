@@ -1,0 +1,265 @@
+"""What the user said about someone: their roles for the user and their gender (SPEC §5.6).
+
+Pure functions, no Django. The merge rules compare what a batch says an entity is to the user
+(its relations with the self node, a gendered title, a ``gender`` property) with what the
+stored edges say about each candidate: a sister is not a brother, nor — said plainly — a
+colleague (``contradicts``). Nothing here guesses from the first name itself; the
+first-name lists (``memory.core.first_names``) are a suggestion and live apart.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+
+__all__ = ["TITLES", "contradicts", "gender_of", "roles_from_relations"]
+
+# Titles said before a surname ("Mr. Patterson", "Dr Reyes") or a full name ("Dr. Jonathan
+# Reyes"); the gendered ones say something about who is meant.
+TITLES: Mapping[str, str] = {
+    "mr": "m",
+    "mister": "m",
+    "sir": "m",
+    "mrs": "f",
+    "ms": "f",
+    "miss": "f",
+    "madam": "f",
+    "dame": "f",
+    "mx": "",
+    "dr": "",
+    "doctor": "",
+    "prof": "",
+    "professor": "",
+}
+
+_SYNONYMS = {
+    "mom": "mother",
+    "mum": "mother",
+    "mommy": "mother",
+    "mummy": "mother",
+    "dad": "father",
+    "daddy": "father",
+    "grandma": "grandmother",
+    "granny": "grandmother",
+    "grandpa": "grandfather",
+    "kid": "child",
+    "coworker": "colleague",
+    "co_worker": "colleague",
+    "workmate": "colleague",
+    "neighbor": "neighbour",
+    "fiancee": "fiance",
+    "bff": "friend",
+    "best_friend": "friend",
+    "girlfriend": "partner_f",
+    "boyfriend": "partner_m",
+    "wife": "partner_f",
+    "husband": "partner_m",
+    "spouse": "partner",
+    "works_with": "colleague",
+    "married_to": "partner",
+    "dating": "partner",
+}
+# Family roles: a person has at most a few, and they exclude each other (a sister is not
+# a mother, nor — said plainly — a colleague).
+_KIN = frozenset(
+    {
+        "sister",
+        "brother",
+        "sibling",
+        "mother",
+        "father",
+        "parent",
+        "son",
+        "daughter",
+        "child",
+        "grandmother",
+        "grandfather",
+        "grandparent",
+        "grandson",
+        "granddaughter",
+        "grandchild",
+        "aunt",
+        "uncle",
+        "niece",
+        "nephew",
+        "cousin",
+        "stepmother",
+        "stepfather",
+        "stepsister",
+        "stepbrother",
+        "stepson",
+        "stepdaughter",
+        "half_sister",
+        "half_brother",
+        "mother_in_law",
+        "father_in_law",
+        "sister_in_law",
+        "brother_in_law",
+        "son_in_law",
+        "daughter_in_law",
+        "twin",
+    }
+)
+_PARTNER = frozenset({"partner", "partner_f", "partner_m", "fiance"})
+_SOCIAL = frozenset(
+    {
+        "friend",
+        "colleague",
+        "boss",
+        "manager",
+        "mentor",
+        "mentee",
+        "neighbour",
+        "roommate",
+        "flatmate",
+        "housemate",
+        "classmate",
+        "teacher",
+        "tutor",
+        "student",
+        "doctor",
+        "therapist",
+        "coach",
+        "landlord",
+        "client",
+        "employee",
+        "teammate",
+        "acquaintance",
+        "assistant",
+        "report",
+        "supervisor",
+    }
+)
+_GENERAL = {  # a general role and the specific ones it covers
+    "sibling": {
+        "sister",
+        "brother",
+        "twin",
+        "stepsister",
+        "stepbrother",
+        "half_sister",
+        "half_brother",
+    },
+    "parent": {"mother", "father", "stepmother", "stepfather"},
+    "child": {"son", "daughter", "stepson", "stepdaughter"},
+    "grandparent": {"grandmother", "grandfather"},
+    "grandchild": {"grandson", "granddaughter"},
+    "twin": {"sister", "brother"},
+}
+_FEMALE = frozenset(
+    {
+        "sister",
+        "mother",
+        "daughter",
+        "grandmother",
+        "granddaughter",
+        "aunt",
+        "niece",
+        "stepmother",
+        "stepsister",
+        "stepdaughter",
+        "half_sister",
+        "mother_in_law",
+        "sister_in_law",
+        "daughter_in_law",
+        "partner_f",
+    }
+)
+_MALE = frozenset(
+    {
+        "brother",
+        "father",
+        "son",
+        "grandfather",
+        "grandson",
+        "uncle",
+        "nephew",
+        "stepfather",
+        "stepbrother",
+        "stepson",
+        "half_brother",
+        "father_in_law",
+        "brother_in_law",
+        "son_in_law",
+        "partner_m",
+    }
+)
+
+
+def _role(label: str, *, towards_self: bool) -> str | None:
+    """The role a relation label gives the other end, relative to the user.
+
+    ``user -[HAS_SISTER]-> X`` and ``X -[SISTER_OF]-> user`` both make X the user's
+    "sister"; "former"/"ex" roles count as the role; labels that are no role → None."""
+    word = label.strip().lower().replace("-", "_").replace(" ", "_")
+    if word in _SYNONYMS and word in {"works_with", "married_to", "dating"}:
+        return _SYNONYMS[word]
+    if towards_self:
+        word = word.removeprefix("is_").removesuffix("_of")
+    else:
+        if not word.startswith("has_"):
+            return None
+        word = word.removeprefix("has_")
+    for prefix in ("former_", "ex_", "late_"):
+        word = word.removeprefix(prefix)
+    word = _SYNONYMS.get(word, word)
+    return word if word in _KIN | _PARTNER | _SOCIAL else None
+
+
+def roles_from_relations(relations: Iterable[tuple[str, bool]]) -> frozenset[str]:
+    """The roles someone has for the user, from ``(label, towards_self)`` pairs: the label
+    of a relation between the user and them, and whether it points at the user."""
+    roles = {_role(label, towards_self=towards) for label, towards in relations}
+    return frozenset(r for r in roles if r)
+
+
+def gender_of(
+    roles: Iterable[str], *, titles: Iterable[str] = (), properties: Mapping | None = None
+) -> str:
+    """ "f", "m" or "" (unknown or conflicting) from what the graph says: gendered roles
+    (sister, husband), gendered titles said with the name (Mrs., Mr.), and a ``gender``,
+    ``sex`` or ``pronouns`` property. No guess is made from the first name itself."""
+    seen: set[str] = set()
+    for role in roles:
+        if role in _FEMALE:
+            seen.add("f")
+        elif role in _MALE:
+            seen.add("m")
+    for title in titles:
+        if TITLES.get(title):
+            seen.add(TITLES[title])
+    for key, value in (properties or {}).items():
+        if str(key).lower() not in {"gender", "sex", "pronouns"} or not isinstance(value, str):
+            continue
+        text = value.strip().lower()
+        if text in {"f", "female", "woman", "girl"} or text.startswith(("she", "her")):
+            seen.add("f")
+        elif text in {"m", "male", "man", "boy"} or text.startswith(("he", "him")):
+            seen.add("m")
+    return seen.pop() if len(seen) == 1 else ""
+
+
+def _compatible(a: str, b: str) -> bool:
+    if a == b or (a in _PARTNER and b in _PARTNER):
+        return True
+    return b in _GENERAL.get(a, ()) or a in _GENERAL.get(b, ())
+
+
+def contradicts(
+    roles_a: frozenset[str], roles_b: frozenset[str], gender_a: str = "", gender_b: str = ""
+) -> bool:
+    """Whether what the user said about two mentions says they are different people.
+
+    * known genders that differ;
+    * family or partner roles on both sides with no pair that fits (sister vs brother,
+      mother vs daughter; sibling fits sister);
+    * a family role on one side (not a partner: partners are often met at work) and only
+      social roles on the other (a sister vs a colleague).
+    Social roles never contradict each other (a colleague can be a friend)."""
+    if gender_a and gender_b and gender_a != gender_b:
+        return True
+    close_a, close_b = roles_a & (_KIN | _PARTNER), roles_b & (_KIN | _PARTNER)
+    if close_a and close_b:
+        return not any(_compatible(a, b) for a in close_a for b in close_b)
+    if (roles_a & _KIN) and not close_b and (roles_b & _SOCIAL):
+        return True
+    return bool((roles_b & _KIN) and not close_a and (roles_a & _SOCIAL))
