@@ -41,13 +41,18 @@ from memory.services.read import sentences
 from memory.services.read.keys import score_keys
 from memory.services.read.record import ReadOptions, ReadRecord, elapsed_ms
 from memory.services.read.spreading import log_traversals, spread_and_fire
-from memory.services.read.sql import id_array
+from memory.services.read.sql import id_array, vector_literal
 from memory.services.snapshot import GraphSnapshot, load_snapshot
 
 __all__ = ["ranked_recall"]
 
 _WORD = re.compile(r"[^\W_]+")
 RELATION_SEED_WEIGHT = 0.5
+SIMILARITY_WEIGHT = 1.0
+"""A graph snippet's relevance to the message: its words' share of the message's idf-weighted
+content words, plus this × how far the cosine of its sentence and the message lies above
+``SIMILARITY_FLOOR`` (docs/BENCHMARKS.md: graph only 0.326 → 0.345 at 200 tokens)."""
+SIMILARITY_FLOOR = 0.2
 _lexicons: dict[int, tuple[weakref.ref, KeyLexicon]] = {}
 
 
@@ -106,11 +111,13 @@ def _seeds(
 
 _SNIPPETS_SQL = """
     SELECT s.id, s.edge_id, s.text, s.occurred, s.message_id, s.created_at,
-           sen.speaker, sen.said_at
+           sen.speaker, sen.said_at, sen.similarity
     FROM {snippets} s
     LEFT JOIN LATERAL (
-        SELECT x.speaker, x.said_at FROM {sentences} x
-        WHERE x.user_id = s.user_id AND x.message_id = s.message_id LIMIT 1
+        SELECT x.speaker, x.said_at, 1 - (x.vector <=> %s::vector) AS similarity
+        FROM {sentences} x
+        WHERE x.user_id = s.user_id AND x.message_id = s.message_id
+        ORDER BY x.vector <=> %s::vector LIMIT 1
     ) sen ON true
     WHERE s.user_id = %s AND s.edge_id = ANY(%s::bigint[])
     ORDER BY s.id
@@ -126,6 +133,7 @@ def _graph_candidates(
     live: np.ndarray,
     fired,
     words: set[str],
+    message_vector: np.ndarray,
     options: ReadOptions,
 ) -> list[Candidate]:
     """Snippets of the live edges at fired nodes, best first (see the module docstring)."""
@@ -148,7 +156,8 @@ def _graph_candidates(
     index_of = dict(zip(snapshot.edge_ids[chosen].tolist(), chosen.tolist(), strict=True))
     cursor.execute(
         _SNIPPETS_SQL.format(snippets=Snippet._meta.db_table, sentences=Sentence._meta.db_table),
-        [user_id, id_array(score_of), options.graph_snippets],
+        [*[vector_literal(message_vector)] * 2, user_id, id_array(score_of),
+         options.graph_snippets],
     )
     names = snapshot.names
     rows = [row for row in cursor.fetchall() if row[2] and row[2].strip()]
@@ -169,6 +178,7 @@ def _graph_candidates(
         created_at,
         speaker,
         said_at,
+        similarity,
     ), found in zip(rows, held, strict=True):
         index = index_of[edge_id]
         label = snapshot.relations[int(snapshot.relation[index])]
@@ -176,6 +186,7 @@ def _graph_candidates(
         when = occurred or snapshot.occurred[index]
         line = memory_line(names[source], label, names[target], when)
         overlap = sum(max(weight[word], 0.0) for word in found) / total
+        meaning = max((similarity or 0.0) - SIMILARITY_FLOOR, 0.0)
         candidates.append(
             Candidate(
                 key=f"m{message_id}" if message_id else f"t{' '.join(text.split()).lower()}",
@@ -188,7 +199,7 @@ def _graph_candidates(
                 lines=(line,),
                 message_id=message_id,
                 claim=(source, label),
-                score=score_of[edge_id] * (0.1 + overlap),
+                score=score_of[edge_id] * (0.1 + overlap + SIMILARITY_WEIGHT * meaning),
             )
         )
     candidates.sort(key=lambda c: (-c.score, c.source_id, c.key))
@@ -252,9 +263,9 @@ def ranked_recall(
 
     started = time.perf_counter()
     # One batch: the content words and, for the sentence search, the whole message.
-    embedded = embedding.embed([*words, message] if with_sentences else words)
+    embedded = embedding.embed([*words, message])
     vectors = embedded[: len(words)]
-    message_vector = embedded[len(words)] if with_sentences else None
+    message_vector = embedded[len(words)]
     timings["embed"] = elapsed_ms(started)
 
     fired, crossed, seeds = [], [], {}
@@ -288,7 +299,8 @@ def ranked_recall(
                 initial=np.array([value[0] for value in seeds.values()]),
             )
             graph = _graph_candidates(
-                cursor, user_id, snapshot, strength, live, fired, set(words), options
+                cursor, user_id, snapshot, strength, live, fired, set(words), message_vector,
+                options,
             )
             timings["spread"] = elapsed_ms(started)
 
