@@ -161,7 +161,14 @@ if REDIS_URL:
     CHANNEL_LAYERS = {
         "default": {
             "BACKEND": "channels_redis.core.RedisChannelLayer",
-            "CONFIG": {"hosts": [REDIS_URL]},
+            # A read timeout above channels_redis' 5 s blocking receive: redis-py 8 defaults to
+            # the same 5 s, and an idle socket's consumer then dies now and then with
+            # TimeoutError (django/channels_redis#422; docs/operations.md).
+            "CONFIG": {
+                "hosts": [
+                    {"address": REDIS_URL, "socket_timeout": env_int("REDIS_SOCKET_TIMEOUT", 15)}
+                ]
+            },
         }
     }
 else:

@@ -25,13 +25,7 @@ Forgetting (called by ``memory.services.corrections`` inside its transaction):
   words, case-insensitively.
 * A deleted message or conversation takes its sentences with it (``on_delete=CASCADE``).
 
-Searching (the Read, strategy ``default``): ``search(user=, text=, vector=, limit=)`` fuses
-PostgreSQL full text (any of the message's content words, ranked by Okapi BM25 with the
-user's own document frequencies) and cosine similarity by reciprocal rank (k = 60), both
-restricted to the user, in one round trip. The vector side is
-an exact per-user scan while the user has at most ``settings.EXACT_SCAN_MAX_KEYS`` sentences,
-and the shared HNSW index with ``hnsw.iterative_scan = relaxed_order`` above (SPEC §2: an HNSW
-scan filtered on one user returns too few rows without it). No cap on history.
+Searching is the Read's (``memory.services.read.sentences``).
 """
 
 from __future__ import annotations
@@ -49,24 +43,18 @@ from django.utils.crypto import salted_hmac
 from memory import embedding
 from memory.core.passages import (
     ASSISTANT_SPEAKER,
-    BM25_B,
-    BM25_K1,
     Forgotten,
     fold_text,
     forgotten_from_corrections,
-    lexical_terms,
     message_sentences,
     name_form,
     name_pattern,
 )
 from memory.models import Correction, CorrectionAction, ForgottenText, Sentence, Snippet
-from memory.models.sentences import SENTENCE_CONFIG
 
 __all__ = [
     "ASSISTANT",
-    "RRF_K",
     "PreparedSentences",
-    "SentenceHit",
     "embedding_text",
     "forget_edges",
     "forget_names",
@@ -74,15 +62,12 @@ __all__ = [
     "index_conversation",
     "prepare_conversation",
     "reembed_sentences",
-    "search",
     "store_conversation",
 ]
 
 ASSISTANT = ASSISTANT_SPEAKER
 """``Sentence.speaker`` of a reply the model wrote."""
 
-RRF_K = 60
-"""Reciprocal rank fusion: ``score = Σ 1 / (RRF_K + rank)`` over the lists a sentence is in."""
 
 EMBED_BATCH = 256  # sentences embedded (and inserted) per batch
 
@@ -114,20 +99,28 @@ def forgotten(user) -> Forgotten:
     """What ``user`` (instance or id) forgot (two queries): the digests ``forget_edges`` and
     ``forget_names`` recorded, and whatever text the user's forget corrections still hold."""
     user_id = user if isinstance(user, int) else user.pk
-    legacy = forgotten_from_corrections(Correction.objects.for_user(user_id).filter(
-        action__in=[CorrectionAction.FORGET_NODE, CorrectionAction.FORGET_EDGE]
-    ).values_list("action", "before"))
+    legacy = forgotten_from_corrections(
+        Correction.objects.for_user(user_id)
+        .filter(action__in=[CorrectionAction.FORGET_NODE, CorrectionAction.FORGET_EDGE])
+        .values_list("action", "before")
+    )
     sentence_digests, name_digests, longest = set(), set(), 0
     for kind, digest, words in ForgottenText.objects.for_user(user_id).values_list(
-            "kind", "digest", "words"):
+        "kind", "digest", "words"
+    ):
         if kind == ForgottenText.NAME:
             name_digests.add(digest)
             longest = max(longest, words)
         else:
             sentence_digests.add(digest)
-    return Forgotten(names=legacy.names, snippets=legacy.snippets,
-                     sentence_digests=frozenset(sentence_digests),
-                     name_digests=frozenset(name_digests), name_words=longest, digest=_digest)
+    return Forgotten(
+        names=legacy.names,
+        snippets=legacy.snippets,
+        sentence_digests=frozenset(sentence_digests),
+        name_digests=frozenset(name_digests),
+        name_words=longest,
+        digest=_digest,
+    )
 
 
 def _remember(user_id: int, kind: str, forms: Iterable[str]) -> None:
@@ -135,9 +128,14 @@ def _remember(user_id: int, kind: str, forms: Iterable[str]) -> None:
     now = timezone.now()  # when it was recorded; no rule depends on it
     rows = {_digest(form): len(form.split()) for form in forms if form}
     ForgottenText.objects.bulk_create(
-        [ForgottenText(user_id=user_id, kind=kind, digest=digest, words=min(words, 32767),
-                       created_at=now) for digest, words in rows.items()],
-        ignore_conflicts=True)
+        [
+            ForgottenText(
+                user_id=user_id, kind=kind, digest=digest, words=min(words, 32767), created_at=now
+            )
+            for digest, words in rows.items()
+        ],
+        ignore_conflicts=True,
+    )
 
 
 def embedding_text(speaker: str, text: str) -> str:
@@ -157,20 +155,27 @@ def prepare_conversation(*, user, conversation) -> PreparedSentences:
 
     user_id = user if isinstance(user, int) else user.pk
     pk = conversation if isinstance(conversation, int) else conversation.pk
-    row = (Conversation.objects.for_user(user_id).filter(pk=pk)
-           .values_list("status", "incognito").first())
+    row = (
+        Conversation.objects.for_user(user_id)
+        .filter(pk=pk)
+        .values_list("status", "incognito")
+        .first()
+    )
     if row is None or row[0] != ConversationStatus.ENDED or row[1]:
         return PreparedSentences(conversation_id=pk, eligible=False)
-    messages = (Message.objects.for_user(user_id).filter(conversation_id=pk)
-                .order_by("created_at", "id")
-                .values_list("id", "role", "speaker", "offline", "text", "created_at"))
+    messages = (
+        Message.objects.for_user(user_id)
+        .filter(conversation_id=pk)
+        .order_by("created_at", "id")
+        .values_list("id", "role", "speaker", "offline", "text", "created_at")
+    )
     rows = message_sentences(messages, forgotten(user_id))
     texts = [embedding_text(r[1], r[5]) for r in rows]
-    parts = [embedding.embed(texts[i:i + EMBED_BATCH]) for i in range(0, len(texts), EMBED_BATCH)]
-    vectors = (np.concatenate(parts) if parts
-               else np.zeros((0, settings.EMBEDDING_DIM), dtype=np.float32))
-    return PreparedSentences(conversation_id=pk, eligible=True, rows=tuple(rows),
-                             vectors=vectors)
+    parts = [embedding.embed(texts[i : i + EMBED_BATCH]) for i in range(0, len(texts), EMBED_BATCH)]
+    vectors = (
+        np.concatenate(parts) if parts else np.zeros((0, settings.EMBEDDING_DIM), dtype=np.float32)
+    )
+    return PreparedSentences(conversation_id=pk, eligible=True, rows=tuple(rows), vectors=vectors)
 
 
 def store_conversation(*, user, prepared: PreparedSentences, now: datetime) -> int:
@@ -179,18 +184,30 @@ def store_conversation(*, user, prepared: PreparedSentences, now: datetime) -> i
     ``created_at``."""
     user_id = user if isinstance(user, int) else user.pk
     with transaction.atomic():
-        Sentence.objects.for_user(user_id).filter(
-            conversation_id=prepared.conversation_id).delete()
+        Sentence.objects.for_user(user_id).filter(conversation_id=prepared.conversation_id).delete()
         if not prepared.eligible or not prepared.rows:
             return 0
-        Sentence.objects.bulk_create([
-            Sentence(user_id=user_id, conversation_id=prepared.conversation_id,
-                     message_id=message_id, speaker=speaker, role=role, said_at=said_at,
-                     position=position, text=text, terms=terms, vector=vector,
-                     created_at=now)
-            for (message_id, speaker, role, said_at, position, text, terms), vector
-            in zip(prepared.rows, prepared.vectors, strict=True)
-        ], batch_size=EMBED_BATCH)
+        Sentence.objects.bulk_create(
+            [
+                Sentence(
+                    user_id=user_id,
+                    conversation_id=prepared.conversation_id,
+                    message_id=message_id,
+                    speaker=speaker,
+                    role=role,
+                    said_at=said_at,
+                    position=position,
+                    text=text,
+                    terms=terms,
+                    vector=vector,
+                    created_at=now,
+                )
+                for (message_id, speaker, role, said_at, position, text, terms), vector in zip(
+                    prepared.rows, prepared.vectors, strict=True
+                )
+            ],
+            batch_size=EMBED_BATCH,
+        )
     return len(prepared.rows)
 
 
@@ -202,18 +219,21 @@ def index_conversation(*, user, conversation, now: datetime) -> int:
     return store_conversation(user=user, prepared=prepared, now=now)
 
 
-def reembed_sentences(*, user_id: int | None = None, batch_size: int = EMBED_BATCH,
-                      progress=None) -> int:
+def reembed_sentences(
+    *, user_id: int | None = None, batch_size: int = EMBED_BATCH, progress=None
+) -> int:
     """Recompute every Sentence vector (of one user, or everyone's) with the current model, in
     committed batches ordered by id (an interrupted run can simply be started again). Returns
     the number of rows updated; ``progress(done, total)`` is called after each batch."""
-    queryset = (Sentence.objects.all() if user_id is None
-                else Sentence.objects.for_user(user_id))
+    queryset = Sentence.objects.all() if user_id is None else Sentence.objects.for_user(user_id)
     total = queryset.count()
     done, last_id = 0, 0
     while True:
-        batch = list(queryset.filter(id__gt=last_id).order_by("id")
-                     .only("id", "speaker", "text")[:batch_size])
+        batch = list(
+            queryset.filter(id__gt=last_id)
+            .order_by("id")
+            .only("id", "speaker", "text")[:batch_size]
+        )
         if not batch:
             break
         texts = [embedding_text(r.speaker, r.text) for r in batch]
@@ -274,170 +294,7 @@ def forget_names(*, user, names: Iterable[str]) -> int:
     _remember(user_id, ForgottenText.NAME, (name_form(n) for n in names))
     with connection.cursor() as cursor:
         cursor.execute(
-            f"DELETE FROM {Sentence._meta.db_table}"
-            " WHERE user_id = %s AND text ~* ANY(%s::text[])",
+            f"DELETE FROM {Sentence._meta.db_table} WHERE user_id = %s AND text ~* ANY(%s::text[])",
             [user_id, patterns],
         )
         return cursor.rowcount
-
-
-# --- searching --------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class SentenceHit:
-    """One sentence found by ``search``.
-
-    ``lexical_rank`` / ``dense_rank``: 1-based rank in the full-text and the vector list (None
-    when not in that list); ``score``: Σ 1 / (RRF_K + rank) over both; ``similarity``: cosine
-    of the sentence and the query vector (always set); ``lexical``: its BM25 score, ≥ 0 and
-    unbounded, the sum of the idf-weighted matches of the message's words (None outside the
-    full-text list). ``speaker`` is ``""``
-    for the account holder, ``ASSISTANT`` for a reply the model wrote.
-    """
-
-    id: int
-    message_id: int
-    conversation_id: int
-    speaker: str
-    role: str
-    said_at: datetime
-    text: str
-    lexical_rank: int | None
-    dense_rank: int | None
-    score: float
-    similarity: float = 0.0
-    lexical: float | None = None
-
-
-# One round trip. ``big`` decides, once, whether the user is past the exact-scan threshold: it
-# reads at most max+1 index entries, so it costs the same for a user of a million rows. Only
-# the matching branch of the vector side runs (the other's one-time filter is false). The
-# exact branch orders by an expression the HNSW index cannot serve, so it scans the user's
-# rows through the B-tree on user_id; the HNSW branch scans the shared index, continuing past
-# ef_search until enough of this user's rows are found (relaxed order: the ranks below come
-# from the distances themselves).
-_SEARCH_SQL = """
-    SET LOCAL hnsw.ef_search = {ef};
-    SET LOCAL hnsw.iterative_scan = relaxed_order;
-    WITH {terms}
-    big AS (
-        SELECT EXISTS (SELECT 1 FROM {table} WHERE user_id = %(user)s OFFSET %(max)s) AS b
-    ),
-    lex AS ({lexical}),
-    exact AS (
-        SELECT s.id, s.vector <=> %(q)s::vector AS d FROM {table} s
-        WHERE s.user_id = %(user)s AND NOT (SELECT b FROM big) {filters}
-        ORDER BY (s.vector <=> %(q)s::vector) + 0, s.id LIMIT %(k)s
-    ),
-    approx AS (
-        SELECT s.id, s.vector <=> %(q)s::vector AS d FROM {table} s
-        WHERE s.user_id = %(user)s AND (SELECT b FROM big) {filters}
-        ORDER BY s.vector <=> %(q)s::vector LIMIT %(k)s
-    ),
-    dense AS (
-        SELECT id, d, row_number() OVER (ORDER BY d, id) AS rank
-        FROM (SELECT * FROM exact UNION ALL SELECT * FROM approx) x
-    ),
-    fused AS (
-        SELECT coalesce(l.id, v.id) AS id, l.rank AS lrank, l.r, v.rank AS drank, v.d,
-               coalesce(1.0 / ({rrf} + l.rank), 0) + coalesce(1.0 / ({rrf} + v.rank), 0) AS score
-        FROM lex l FULL JOIN dense v ON l.id = v.id
-    )
-    SELECT f.id, s.message_id, s.conversation_id, s.speaker, s.role, s.said_at, s.text,
-           f.lrank, f.drank, f.score, 1 - (s.vector <=> %(q)s::vector), f.r
-    FROM fused f JOIN {table} s ON s.id = f.id AND s.user_id = %(user)s
-    ORDER BY f.score DESC, f.lrank NULLS LAST, f.drank NULLS LAST, f.id LIMIT %(limit)s;
-    SET LOCAL hnsw.ef_search TO DEFAULT;
-    SET LOCAL hnsw.iterative_scan TO DEFAULT
-"""
-
-# Full text ranked by Okapi BM25 (``BM25_K1``, ``BM25_B``, the Lucene idf) over the user's own
-# sentences: any of the message's content words (a question's words rarely all occur in one
-# sentence), each weighted by how rare it is among this user's sentences — ``ts_rank_cd`` has
-# no idf, so "Caroline" (in every sentence she said) would weigh as much as "pottery". A
-# sentence rarely repeats a word, so the term frequency is taken as 1; its length is its
-# ``terms``. plainto_tsquery applies the same configuration (stemming, stop words) as the
-# generated column and parses any input safely; each distinct lexeme counts once.
-_LEXICAL_SQL = """
-    SELECT id, r, row_number() OVER (ORDER BY r DESC, id) AS rank FROM (
-        SELECT s.id, sum(t.idf * ({k1} + 1) / (1 + {k1} * (1 - {b} + {b} * s.terms / st.avgdl)))
-               AS r
-        FROM terms t
-        JOIN {table} s ON s.user_id = %(user)s AND s.search @@ t.q {filters}
-        CROSS JOIN st
-        GROUP BY s.id
-        ORDER BY r DESC, s.id LIMIT %(k)s
-    ) l
-"""
-_TERMS_SQL = """
-    st AS (
-        SELECT count(*)::float8 AS n, greatest(coalesce(avg(terms), 1), 1)::float8 AS avgdl
-        FROM {table} WHERE user_id = %(user)s
-    ),
-    words AS (
-        SELECT DISTINCT q FROM (
-            SELECT plainto_tsquery('{config}', w) AS q FROM unnest(%(words)s::text[]) w
-        ) x WHERE numnode(q) > 0
-    ),
-    terms AS (
-        SELECT w.q, ln(1 + (st.n - d.df + 0.5) / (d.df + 0.5)) AS idf
-        FROM words w CROSS JOIN st
-        CROSS JOIN LATERAL (
-            SELECT count(*) AS df FROM {table} s WHERE s.user_id = %(user)s AND s.search @@ w.q
-        ) d
-    ),
-"""
-_NO_LEXICAL_SQL = "SELECT NULL::bigint AS id, NULL::real AS r, NULL::bigint AS rank WHERE false"
-
-
-def search(*, user, text: str, vector: np.ndarray, limit: int,
-           exclude_conversation: int | None = None, min_terms: int = 1,
-           candidates: int = 50) -> list[SentenceHit]:
-    """``user``'s sentences best matching ``text`` (its content words, full text) and
-    ``vector`` (its unit embedding, cosine), fused by reciprocal rank; best first (ties: the
-    better full-text rank, then the better vector rank, then the lower id), at most ``limit``.
-
-    Each side ranks its ``candidates`` best rows (at least ``limit``). Sentences of
-    ``exclude_conversation`` (an id; e.g. the current one) and with fewer than ``min_terms``
-    content words are left out. One round trip; every row read is ``user``'s.
-    """
-    user_id = user if isinstance(user, int) else user.pk
-    if user_id is None or limit <= 0:
-        return []
-    k = max(int(candidates), int(limit))
-    table = Sentence._meta.db_table
-    filters = "AND s.terms >= %(min_terms)s"
-    if exclude_conversation is not None:
-        filters += " AND s.conversation_id <> %(exclude)s"
-    words = list(dict.fromkeys(lexical_terms(text)))
-    lexical = (_LEXICAL_SQL.format(table=table, config=SENTENCE_CONFIG, filters=filters,
-                                   k1=float(BM25_K1), b=float(BM25_B))
-               if words else _NO_LEXICAL_SQL)
-    terms = _TERMS_SQL.format(table=table, config=SENTENCE_CONFIG) if words else ""
-    sql = _SEARCH_SQL.format(ef=max(2 * k, 100), table=table, lexical=lexical, filters=filters,
-                             rrf=RRF_K, terms=terms)
-    params = {
-        "user": user_id, "max": int(settings.EXACT_SCAN_MAX_KEYS), "k": k, "limit": int(limit),
-        "q": _vector_text(vector), "words": words, "min_terms": int(min_terms),
-        "exclude": exclude_conversation,
-    }
-    with connection.cursor() as cursor:
-        cursor.execute(sql, params)
-        while cursor.description is None and cursor.nextset():
-            pass
-        rows = cursor.fetchall()
-    return [
-        SentenceHit(id=int(r[0]), message_id=int(r[1]), conversation_id=int(r[2]),
-                    speaker=r[3], role=r[4], said_at=r[5], text=r[6],
-                    lexical_rank=None if r[7] is None else int(r[7]),
-                    dense_rank=None if r[8] is None else int(r[8]), score=float(r[9]),
-                    similarity=float(r[10]),
-                    lexical=None if r[11] is None else float(r[11]))
-        for r in rows
-    ]
-
-
-def _vector_text(vector: np.ndarray) -> str:
-    # pgvector's text form, bound as a parameter and cast with ::vector.
-    return "[" + ",".join(repr(float(x)) for x in np.asarray(vector).ravel()) + "]"

@@ -113,12 +113,6 @@ UNLIMITED_ENV = {
     "CHAT_DAILY_TOKEN_BUDGET": "1000000000000",
 }
 TARGET_P95_TTFD_MS = 150.0
-# redis-py 8 reads with a 5 s socket timeout by default: the very 5 s channels_redis blocks
-# for in BZPOPMIN, so an idle socket's receive now and then times out (the busier the event
-# loop, the more often), the consumer dies and Daphne closes the websocket (1011);
-# django/channels_redis#422. settings.CHANNEL_LAYERS sets no timeout yet, so the URL given to
-# the children does (docs/operations.md).
-REDIS_URL_OPTIONS = "socket_timeout=15"
 STOP_GRACE_S = 15.0
 
 
@@ -570,7 +564,7 @@ class Command(BaseCommand):
                     bases = self._start_children(
                         children,
                         opts,
-                        redis_url=f"{redis.url}?{REDIS_URL_OPTIONS}" if redis else None,
+                        redis_url=redis.url if redis else None,
                     )
                 for i, client in enumerate(clients):
                     client.base_url = bases[i % len(bases)]
@@ -589,7 +583,7 @@ class Command(BaseCommand):
             children.stop()
             if redis is not None:  # after its clients, so none logs a lost connection
                 result["redis"] = {
-                    "url": f"{redis.url}?{REDIS_URL_OPTIONS}",
+                    "url": redis.url,
                     "commands_processed": redis.commands_processed(),
                 }
                 redis.stop()

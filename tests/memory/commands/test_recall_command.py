@@ -7,7 +7,8 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.core.management import CommandError, call_command
 
-from memory.models import Edge, Node, Traversal
+from chat.models import Conversation
+from memory.models import Edge, Node, Sentence, Traversal
 from tests.memory.factories import T0, make_edge, make_node
 
 pytestmark = pytest.mark.django_db
@@ -154,6 +155,23 @@ def test_bench_recall_keeps_and_reuses_its_graph_until_told_otherwise(settings):
     assert forced["setup_s"] is not None
     assert not get_user_model().objects.filter(username__startswith="bench_recall_").exists()
     assert not Node.objects.exists()
+
+
+@pytest.mark.slow
+def test_bench_recall_history_fills_the_sentence_store_and_times_cold_reads(settings):
+    first = _bench_recall("--history", "45", "--cold", "3", "--strategy", "default")
+    user = get_user_model().objects.get(username="bench_recall_120")
+    # 45 turns in three ended conversations, indexed by the job's own indexer.
+    assert first["history"]["turns"] == 45 and first["history"]["built_s"] is not None
+    assert first["history"]["sentences"] == Sentence.objects.for_user(user).count() >= 45
+    assert Conversation.objects.for_user(user).filter(status="ended").count() == 3
+    assert first["first_read"]["reads"] == 3
+    assert first["first_read"]["p50_ms"] <= first["first_read"]["max_ms"]
+    assert first["queries"]["max"] <= 6 and first["messages"] == 3
+
+    again = _bench_recall("--history", "45", "--cold", "1", "--strategy", "default", "--drop")
+    assert again["history"]["built_s"] is None  # the same history is reused
+    assert not Sentence.objects.exists() and not Conversation.objects.exists()
 
 
 def test_bench_recall_refuses_to_run_in_production(settings):

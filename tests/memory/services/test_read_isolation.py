@@ -4,7 +4,7 @@ import pytest
 
 from chat.models import Conversation
 from memory.models import Edge, Node, Traversal
-from memory.services import read
+from memory.services.read import keys as read_keys
 from memory.services.read import recall
 from tests.memory.factories import T0, make_edge, make_episode, make_node
 
@@ -63,7 +63,7 @@ def test_a_user_without_a_graph_reaches_nothing_of_another_users(bob, two_joshua
 
 def test_alice_is_not_served_bobs_cached_keys(alice, bob, two_joshuas):
     recall(user=bob, message="cello", now=NOW)
-    assert read._cache_key(bob.pk) != read._cache_key(alice.pk)
+    assert read_keys._cache_key(bob.pk) != read_keys._cache_key(alice.pk)
 
     record = recall(user=alice, message="cello", now=NOW)
 

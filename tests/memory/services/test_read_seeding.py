@@ -11,9 +11,9 @@ import pytest
 from memory import embedding
 from memory.core.seeding import centred_scores
 from memory.models import MemoryKey, Node
-from memory.services import read
 from memory.services.keys import sync_node_keys
 from memory.services.read import ReadOptions, recall
+from memory.services.read import keys as read_keys
 from tests.memory.factories import T0, make_edge, make_node
 
 pytestmark = pytest.mark.django_db
@@ -150,12 +150,12 @@ def test_cached_centring_gives_the_core_scores(alice, work_graph):
     keys = list(MemoryKey.objects.for_user(alice).order_by("id").values_list("id", "embedding"))
     expected = centred_scores(vectors, np.array([vector for _, vector in keys]))
 
-    read.clear_key_cache()
+    read_keys.clear_key_cache()
     from django.db import connection
 
     with connection.cursor() as cursor:
-        scored = read._score_keys(cursor, alice.pk, vectors)  # fills the cache
-        again = read._score_keys(cursor, alice.pk, vectors)  # served from it
+        scored = read_keys.score_keys(cursor, alice.pk, vectors)  # fills the cache
+        again = read_keys.score_keys(cursor, alice.pk, vectors)  # served from it
 
     assert list(scored.key_ids) == [key_id for key_id, _ in keys]
     np.testing.assert_allclose(scored.scores, expected, atol=1e-5)
@@ -187,7 +187,7 @@ def test_hnsw_preselection_finds_the_same_seeds_as_the_exact_scan(alice, setting
                 "smith", "who does mateo know", "I miss Oslo", "Yamamoto's birthday"]
     options = ReadOptions(fire_threshold=0.0, budget=1000)
 
-    read.clear_key_cache()
+    read_keys.clear_key_cache()
     settings.EXACT_SCAN_MAX_KEYS = 20000
     exact = [recall(user=alice, message=m, now=NOW, options=options) for m in messages]
     settings.EXACT_SCAN_MAX_KEYS = 50  # ~300 keys: this user now goes through HNSW
@@ -195,7 +195,7 @@ def test_hnsw_preselection_finds_the_same_seeds_as_the_exact_scan(alice, setting
     approximate = [recall(user=alice, message=m, now=NOW, options=options) for m in messages]
 
     assert MemoryKey.objects.for_user(alice).count() > 250
-    assert read._cache[read._cache_key(alice.pk)].large  # really went through HNSW
+    assert read_keys._cache[read_keys._cache_key(alice.pk)].large  # really went through HNSW
     for e, a in zip(exact, approximate, strict=True):
         assert e.seeds, e.words
         assert {s["name"] for s in a.seeds} == {s["name"] for s in e.seeds}
@@ -207,7 +207,7 @@ def test_hnsw_preselection_finds_the_same_seeds_as_the_exact_scan(alice, setting
 
 def test_a_large_users_new_key_seeds_at_once(alice, settings):
     _people(alice, 60)
-    read.clear_key_cache()
+    read_keys.clear_key_cache()
     settings.EXACT_SCAN_MAX_KEYS = 50
     assert "Zanzibar" not in seeds(recall(user=alice, message="zanzibar", now=NOW))
 
@@ -218,16 +218,16 @@ def test_a_large_users_new_key_seeds_at_once(alice, settings):
 
 def test_a_large_users_mean_follows_the_keys_at_once(alice, settings):
     _people(alice, 60)
-    read.clear_key_cache()
+    read_keys.clear_key_cache()
     settings.EXACT_SCAN_MAX_KEYS = 50
     recall(user=alice, message="linda", now=NOW)
-    before = read._cache[read._cache_key(alice.pk)]
+    before = read_keys._cache[read_keys._cache_key(alice.pk)]
     make_node(alice, "Zanzibar", "PLACE")
 
     recall(user=alice, message="linda", now=NOW)
 
     vectors = np.array(MemoryKey.objects.for_user(alice).values_list("embedding", flat=True))
-    cached = read._cache[read._cache_key(alice.pk)]
+    cached = read_keys._cache[read_keys._cache_key(alice.pk)]
     assert cached.large and cached.version != before.version
     np.testing.assert_allclose(cached.mean, vectors.mean(axis=0), atol=1e-5)
     assert cached.n == len(vectors) == before.n + 1
@@ -236,13 +236,13 @@ def test_a_large_users_mean_follows_the_keys_at_once(alice, settings):
 def test_a_user_shrinking_below_the_hnsw_threshold_goes_back_to_the_exact_scan(
         alice, settings):
     _people(alice, 60)
-    read.clear_key_cache()
+    read_keys.clear_key_cache()
     settings.EXACT_SCAN_MAX_KEYS = 50
     assert seeds(recall(user=alice, message="linda", now=NOW))
-    assert read._cache[read._cache_key(alice.pk)].large
+    assert read_keys._cache[read_keys._cache_key(alice.pk)].large
 
     settings.EXACT_SCAN_MAX_KEYS = 100  # the decision is taken again
     record = recall(user=alice, message="linda", now=NOW)
 
-    assert not read._cache[read._cache_key(alice.pk)].large
+    assert not read_keys._cache[read_keys._cache_key(alice.pk)].large
     assert seeds(record) and all(name.startswith("Linda") for name in seeds(record))

@@ -16,6 +16,7 @@ from memory.core.passages import Forgotten, forgotten_from_corrections, message_
 from memory.models import Correction, CorrectionAction, Sentence
 from memory.services import sentences
 from memory.services.jobs import extract_episode, retry_extraction, schedule_extraction
+from memory.services.read import sentences as sentence_search
 from tests.memory.factories import T0
 from tests.memory.sentence_factories import ended_conversation
 
@@ -29,7 +30,7 @@ def texts(user) -> list[str]:
 
 def find(user, message, **kwargs):
     vector = embedding.embed([message])[0]
-    return sentences.search(user=user, text=message, vector=vector,
+    return sentence_search.search(user=user, text=message, vector=vector,
                             limit=kwargs.pop("limit", 5), **kwargs)
 
 
@@ -177,7 +178,7 @@ def test_search_fuses_full_text_and_vectors_and_reports_both_ranks(alice):
     best = hits[0]
     assert best.text == "My sister Kate moved to Lisbon last spring."
     assert best.lexical_rank == 1 and best.dense_rank == 1
-    assert best.score == pytest.approx(2 / (sentences.RRF_K + 1))
+    assert best.score == pytest.approx(2 / (sentence_search.RRF_K + 1))
     assert best.lexical > 0 and 0 < best.similarity <= 1
     assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
     # A sentence only the vector side found has no full-text rank.
@@ -209,7 +210,7 @@ def test_bob_with_the_same_words_never_appears_in_alices_search(alice, bob):
     hits = find(alice, "My manager Priya yelled at me about the budget.", limit=20)
 
     assert hits and all(h.text == "The bakery on my street sells sourdough." for h in hits)
-    assert not sentences.search(user=alice, text="Priya", vector=embedding.embed(["x"])[0],
+    assert not sentence_search.search(user=alice, text="Priya", vector=embedding.embed(["x"])[0],
                                 limit=5, exclude_conversation=hits[0].conversation_id)
 
 
@@ -253,7 +254,7 @@ def test_search_is_one_round_trip(alice, django_assert_num_queries):
     vector = embedding.embed(["kayak"])[0]
 
     with django_assert_num_queries(1):
-        sentences.search(user=alice, text="kayak", vector=vector, limit=5)
+        sentence_search.search(user=alice, text="kayak", vector=vector, limit=5)
 
 
 # --- the extraction job, reembed, the backfill ------------------------------------------------
