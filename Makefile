@@ -10,7 +10,7 @@ export PORT
 
 help:
 	@echo "make run    - the app (Daphne + worker) on http://127.0.0.1:$(PORT)/, embedded Postgres"
-	@echo "make test   - lint, migration check and the whole test suite on a throwaway database"
+	@echo "make test   - lint, format check, migration check and the whole test suite on a throwaway database"
 
 check-python:
 	@command -v $(PYTHON) >/dev/null 2>&1 || { \
@@ -33,6 +33,7 @@ run: venv
 
 test: venv
 	@$(VENV)/bin/ruff check .
+	@$(VENV)/bin/ruff format --check . >/dev/null || { $(VENV)/bin/ruff format --check .; echo "pegasus: run make format"; exit 1; }
 	@$(PY) -m pegasus_site.devdb throwaway -- $(MAKE) --no-print-directory _test_inner
 
 # Runs with DATABASE_URL pointing at a throwaway cluster (or the operator's server).

@@ -33,19 +33,25 @@ DEFAULT_DEVICE = "API client"
 
 class TokenRequestSerializer(serializers.Serializer):
     username = serializers.CharField(max_length=150, help_text="Your username or email.")
-    password = serializers.CharField(max_length=4096, trim_whitespace=False,
-                                     style={"input_type": "password"})
-    device = serializers.CharField(required=False, allow_blank=True, max_length=60,
-                                   help_text="A name for this device, shown in your account's "
-                                             "token list (default \"API client\").")
+    password = serializers.CharField(
+        max_length=4096, trim_whitespace=False, style={"input_type": "password"}
+    )
+    device = serializers.CharField(
+        required=False,
+        allow_blank=True,
+        max_length=60,
+        help_text="A name for this device, shown in your account's "
+        'token list (default "API client").',
+    )
 
 
 class TokenSerializer(serializers.Serializer):
-    token = serializers.CharField(read_only=True,
-                                  help_text="Send as `Authorization: Token <token>`. Shown "
-                                            "only this once.")
-    expiry = serializers.DateTimeField(read_only=True, allow_null=True,
-                                       help_text="Pushed forward each time the token is used.")
+    token = serializers.CharField(
+        read_only=True, help_text="Send as `Authorization: Token <token>`. Shown only this once."
+    )
+    expiry = serializers.DateTimeField(
+        read_only=True, allow_null=True, help_text="Pushed forward each time the token is used."
+    )
 
 
 def _needs_verified_email() -> bool:
@@ -78,8 +84,9 @@ class TokenView(ApiView):
             return [LoginRateThrottle()]
         return [UserRateThrottle(), AnonRateThrottle()]
 
-    @extend_schema(tags=TAGS, request=TokenRequestSerializer, responses={200: TokenSerializer},
-                   auth=[])
+    @extend_schema(
+        tags=TAGS, request=TokenRequestSerializer, responses={200: TokenSerializer}, auth=[]
+    )
     def post(self, request):
         """Sign in: a new token for this device. Wrong credentials are a 400
         (`invalid_credentials`) that does not say whether the username exists; when email
@@ -95,21 +102,29 @@ class TokenView(ApiView):
             # Shared with the website's sign-in (accounts/lockout.py); said for unknown
             # usernames too, so it does not tell which accounts exist.
             raise exceptions.Throttled(
-                wait=wait, detail="Too many failed sign-ins for this account; try again "
-                                  f"in {max(1, round(wait / 60))} minutes or reset your "
-                                  "password.")
-        user = authenticate(request._request, username=data["username"],
-                            password=data["password"])
+                wait=wait,
+                detail="Too many failed sign-ins for this account; try again "
+                f"in {max(1, round(wait / 60))} minutes or reset your "
+                "password.",
+            )
+        user = authenticate(request._request, username=data["username"], password=data["password"])
         if user is None or not user.is_active:
-            raise ApiError(status_code=400, code="invalid_credentials",
-                           detail="Unable to sign in with that username and password.")
-        if _needs_verified_email() and not EmailAddress.objects.filter(
-            user=user, verified=True
-        ).exists():
+            raise ApiError(
+                status_code=400,
+                code="invalid_credentials",
+                detail="Unable to sign in with that username and password.",
+            )
+        if (
+            _needs_verified_email()
+            and not EmailAddress.objects.filter(user=user, verified=True).exists()
+        ):
             # Same rule as the website's sign-in; only said after a correct password.
-            raise ApiError(status_code=400, code="email_unverified",
-                           detail="Confirm your email address first: follow the link in the "
-                                  "message we sent you, then sign in again.")
+            raise ApiError(
+                status_code=400,
+                code="email_unverified",
+                detail="Confirm your email address first: follow the link in the "
+                "message we sent you, then sign in again.",
+            )
         created = create_token(user=user, device=data.get("device") or DEFAULT_DEVICE)
         return Response(TokenSerializer({"token": created.token, "expiry": created.expiry}).data)
 
@@ -117,9 +132,11 @@ class TokenView(ApiView):
     def delete(self, request):
         """Sign out: revoke the token this request carries (400 for a session)."""
         if not isinstance(request.auth, AuthToken):
-            raise ApiError(status_code=400, code="not_a_token",
-                           detail="This request was not made with a token; sign out of the "
-                                  "website instead.")
+            raise ApiError(
+                status_code=400,
+                code="not_a_token",
+                detail="This request was not made with a token; sign out of the website instead.",
+            )
         revoke_token(user=request.user, digest=request.auth.digest)
         return Response(status=status.HTTP_204_NO_CONTENT)
 

@@ -9,7 +9,8 @@ class ProfileForm(forms.Form):
     display_name = forms.CharField(max_length=100, required=False)
     time_zone = forms.ChoiceField(choices=[(tz, tz) for tz in TIME_ZONES], initial="UTC")
     memory_enabled = forms.BooleanField(
-        required=False, label="Remember new conversations by default",
+        required=False,
+        label="Remember new conversations by default",
     )
 
 

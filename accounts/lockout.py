@@ -33,8 +33,11 @@ def _subject(login: str) -> str:
     """One key per account whether it is named by username or email; an unknown login by a
     digest of its lowercased text."""
     login = (login or "").strip()
-    users = list(get_user_model()._default_manager.filter(
-        Q(username__iexact=login) | Q(email__iexact=login)).values_list("pk", flat=True)[:2])
+    users = list(
+        get_user_model()
+        ._default_manager.filter(Q(username__iexact=login) | Q(email__iexact=login))
+        .values_list("pk", flat=True)[:2]
+    )
     if len(users) == 1:
         return f"user:{users[0]}"
     return "name:" + hashlib.sha256(login.lower().encode("utf-8", "surrogatepass")).hexdigest()

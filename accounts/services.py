@@ -22,8 +22,11 @@ def _live_sessions_of(user) -> list[str]:
     from django.utils import timezone
 
     user_id = str(user.pk)
-    return [s.pk for s in Session.objects.filter(expire_date__gt=timezone.now())
-            if s.get_decoded().get("_auth_user_id") == user_id]
+    return [
+        s.pk
+        for s in Session.objects.filter(expire_date__gt=timezone.now())
+        if s.get_decoded().get("_auth_user_id") == user_id
+    ]
 
 
 def close_sockets(*, user_id: int, keep_session: str = "", only_session: str = "") -> None:
@@ -36,10 +39,14 @@ def close_sockets(*, user_id: int, keep_session: str = "", only_session: str = "
     def send():
         layer = get_channel_layer()
         if layer is not None:
-            async_to_sync(layer.group_send)(user_group(user_id), {
-                "type": "account.revoked", "keep": keep_session or "",
-                "only": only_session or "",
-            })
+            async_to_sync(layer.group_send)(
+                user_group(user_id),
+                {
+                    "type": "account.revoked",
+                    "keep": keep_session or "",
+                    "only": only_session or "",
+                },
+            )
 
     transaction.on_commit(send)
 
@@ -53,7 +60,8 @@ def revoke_access(*, user, keep_session: str = "") -> None:
     with transaction.atomic():
         revoke_all(user=user)
         Session.objects.filter(
-            pk__in=[key for key in _live_sessions_of(user) if key != keep_session]).delete()
+            pk__in=[key for key in _live_sessions_of(user) if key != keep_session]
+        ).delete()
         close_sockets(user_id=user.pk, keep_session=keep_session)
 
 
@@ -72,7 +80,8 @@ def still_signed_in(*, user_id: int, session_key: str | None) -> bool:
         return False
     data = import_module(settings.SESSION_ENGINE).SessionStore(session_key=session_key).load()
     return data.get(SESSION_KEY) == str(user.pk) and constant_time_compare(
-        data.get(HASH_SESSION_KEY, ""), user.get_session_auth_hash())
+        data.get(HASH_SESSION_KEY, ""), user.get_session_auth_hash()
+    )
 
 
 def get_profile(user) -> Profile:
@@ -102,21 +111,26 @@ def export_account(*, user, now: datetime) -> dict:
     profile = get_profile(user)
     conversations = []
     for conversation in Conversation.objects.for_user(user).prefetch_related("messages"):
-        conversations.append({
-            "id": conversation.pk,
-            "title": conversation.title,
-            "status": conversation.status,
-            "incognito": conversation.incognito,
-            "started_at": conversation.started_at.isoformat(),
-            "ended_at": conversation.ended_at.isoformat() if conversation.ended_at else None,
-            "messages": [
-                {
-                    "id": m.pk, "role": m.role, "text": m.text,
-                    "created_at": m.created_at.isoformat(), "recall": m.recall,
-                }
-                for m in conversation.messages.all()
-            ],
-        })
+        conversations.append(
+            {
+                "id": conversation.pk,
+                "title": conversation.title,
+                "status": conversation.status,
+                "incognito": conversation.incognito,
+                "started_at": conversation.started_at.isoformat(),
+                "ended_at": conversation.ended_at.isoformat() if conversation.ended_at else None,
+                "messages": [
+                    {
+                        "id": m.pk,
+                        "role": m.role,
+                        "text": m.text,
+                        "created_at": m.created_at.isoformat(),
+                        "recall": m.recall,
+                    }
+                    for m in conversation.messages.all()
+                ],
+            }
+        )
     return {
         "format": "pegasus-account/1",
         "exported_at": now.isoformat(),
@@ -141,10 +155,16 @@ def _forgotten_of(user) -> list[dict]:
     from memory.models import Correction, CorrectionAction
 
     what = {CorrectionAction.FORGET_EDGE: "memory", CorrectionAction.FORGET_NODE: "node"}
-    rows = (Correction.objects.for_user(user).filter(action__in=list(what))
-            .order_by("created_at", "id").values_list("action", "target_id", "created_at"))
-    return [{"what": what[action], "id": target_id, "forgotten_at": at.isoformat()}
-            for action, target_id, at in rows]
+    rows = (
+        Correction.objects.for_user(user)
+        .filter(action__in=list(what))
+        .order_by("created_at", "id")
+        .values_list("action", "target_id", "created_at")
+    )
+    return [
+        {"what": what[action], "id": target_id, "forgotten_at": at.isoformat()}
+        for action, target_id, at in rows
+    ]
 
 
 def _history(user) -> dict:
@@ -159,18 +179,34 @@ def _history(user) -> dict:
 
     return {
         "corrections": [
-            {"id": c.pk, "action": c.action, "target_type": c.target_type,
-             "target_id": c.target_id, "after": c.after,
-             "before": erase_text(c.before) if c.action in FORGET_ACTIONS else c.before,
-             "created_at": iso(c.created_at)}
+            {
+                "id": c.pk,
+                "action": c.action,
+                "target_type": c.target_type,
+                "target_id": c.target_id,
+                "after": c.after,
+                "before": erase_text(c.before) if c.action in FORGET_ACTIONS else c.before,
+                "created_at": iso(c.created_at),
+            }
             for c in Correction.objects.for_user(user).order_by("created_at", "id")
         ],
         "merge_decisions": [
-            {"id": d.pk, "status": d.status, "kind": d.kind, "rule": d.rule,
-             "reason": d.reason, "score": d.score, "proposed": d.proposed,
-             "candidates": d.candidates, "kept": d.kept_id, "absorbed": d.absorbed,
-             "moved": d.moved, "log": d.log, "created_at": iso(d.created_at),
-             "decided_at": iso(d.decided_at)}
+            {
+                "id": d.pk,
+                "status": d.status,
+                "kind": d.kind,
+                "rule": d.rule,
+                "reason": d.reason,
+                "score": d.score,
+                "proposed": d.proposed,
+                "candidates": d.candidates,
+                "kept": d.kept_id,
+                "absorbed": d.absorbed,
+                "moved": d.moved,
+                "log": d.log,
+                "created_at": iso(d.created_at),
+                "decided_at": iso(d.decided_at),
+            }
             for d in MergeDecision.objects.for_user(user).order_by("created_at", "id")
         ],
     }
@@ -189,8 +225,11 @@ def _jobs_of(user) -> tuple[list, list]:
     if not episode_ids:
         return [], []
     queued = [q.pk for q in OrmQ.objects.all() if _episode_arg(q.task) in episode_ids]
-    done = [t.pk for t in Task.objects.filter(func="memory.tasks.extract_conversation")
-            if t.args and t.args[0] in episode_ids]
+    done = [
+        t.pk
+        for t in Task.objects.filter(func="memory.tasks.extract_conversation")
+        if t.args and t.args[0] in episode_ids
+    ]
     return queued, done
 
 
@@ -216,12 +255,21 @@ def _forget_admin_history(user) -> int:
     User = get_user_model()
     about = Q(content_type=ContentType.objects.get_for_model(User), object_id=str(user.pk))
     for model in apps.get_models():
-        owner = next((f for f in model._meta.concrete_fields
-                      if f.name == "user" and f.is_relation and f.related_model is User), None)
+        owner = next(
+            (
+                f
+                for f in model._meta.concrete_fields
+                if f.name == "user" and f.is_relation and f.related_model is User
+            ),
+            None,
+        )
         if owner is None or model is LogEntry:
             continue
-        ids = (model._default_manager.filter(user=user)
-               .annotate(_pk_text=Cast("pk", CharField())).values("_pk_text"))
+        ids = (
+            model._default_manager.filter(user=user)
+            .annotate(_pk_text=Cast("pk", CharField()))
+            .values("_pk_text")
+        )
         about |= Q(content_type=ContentType.objects.get_for_model(model), object_id__in=ids)
     deleted, _ = LogEntry.objects.filter(about).delete()
     return deleted
@@ -239,8 +287,9 @@ def delete_account(*, user) -> None:
         OrmQ.objects.filter(pk__in=queued).delete()
         Task.objects.filter(pk__in=done).delete()
         user_id = str(user.pk)
-        stale = [s.pk for s in Session.objects.all()
-                 if s.get_decoded().get("_auth_user_id") == user_id]
+        stale = [
+            s.pk for s in Session.objects.all() if s.get_decoded().get("_auth_user_id") == user_id
+        ]
         Session.objects.filter(pk__in=stale).delete()
         _forget_admin_history(user)
         # Every memory and chat row has a direct user foreign key with CASCADE.

@@ -55,11 +55,15 @@ def remember_credentials(sender, instance, raw=False, **kwargs):
     # anywhere (admin, shell, changepassword) from other saves (last_login, profile).
     instance._pegasus_before = None
     fields = kwargs.get("update_fields")
-    if raw or instance.pk is None or (fields is not None
-                                      and not {"password", "is_active"} & set(fields)):
+    if (
+        raw
+        or instance.pk is None
+        or (fields is not None and not {"password", "is_active"} & set(fields))
+    ):
         return
-    instance._pegasus_before = (sender._default_manager.filter(pk=instance.pk)
-                                .values_list("password", "is_active").first())
+    instance._pegasus_before = (
+        sender._default_manager.filter(pk=instance.pk).values_list("password", "is_active").first()
+    )
 
 
 @receiver(post_save, sender=get_user_model(), dispatch_uid="accounts.revoke_on_credentials")

@@ -29,8 +29,13 @@ def create_token(*, user, device: str) -> CreatedToken:
 def list_tokens(*, user) -> list[dict]:
     names = dict(TokenDevice.objects.filter(user=user).values_list("digest", "device"))
     return [
-        {"digest": t.digest, "prefix": t.token_key, "created": t.created, "expiry": t.expiry,
-         "device": names.get(t.digest, "")}
+        {
+            "digest": t.digest,
+            "prefix": t.token_key,
+            "created": t.created,
+            "expiry": t.expiry,
+            "device": names.get(t.digest, ""),
+        }
         for t in AuthToken.objects.filter(user=user).order_by("-created")
     ]
 

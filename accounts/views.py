@@ -18,10 +18,14 @@ from accounts.forms import DeleteAccountForm, NewTokenForm, ProfileForm
 @require_http_methods(["GET", "POST"])
 def profile(request):
     current = services.get_profile(request.user)
-    form = ProfileForm(request.POST or None, initial={
-        "display_name": current.display_name, "time_zone": current.time_zone,
-        "memory_enabled": current.memory_enabled,
-    })
+    form = ProfileForm(
+        request.POST or None,
+        initial={
+            "display_name": current.display_name,
+            "time_zone": current.time_zone,
+            "memory_enabled": current.memory_enabled,
+        },
+    )
     if request.method == "POST" and form.is_valid():
         services.update_profile(user=request.user, **form.cleaned_data)
         flash.success(request, "Profile saved.")
@@ -43,9 +47,15 @@ def api_tokens(request):
         request.session[NEW_TOKEN_KEY] = {"token": created.token, "device": created.device}
         return redirect("account-tokens")
     created = request.session.pop(NEW_TOKEN_KEY, None) if request.method == "GET" else None
-    return render(request, "accounts/tokens.html", {
-        "form": form, "created": created, "tokens": tokens.list_tokens(user=request.user),
-    })
+    return render(
+        request,
+        "accounts/tokens.html",
+        {
+            "form": form,
+            "created": created,
+            "tokens": tokens.list_tokens(user=request.user),
+        },
+    )
 
 
 @login_required
@@ -60,8 +70,10 @@ def revoke_token(request, digest):
 @login_required
 def export(request):
     data = services.export_account(user=request.user, now=timezone.now())
-    response = HttpResponse(json.dumps(data, ensure_ascii=False, indent=2),
-                            content_type="application/json; charset=utf-8")
+    response = HttpResponse(
+        json.dumps(data, ensure_ascii=False, indent=2),
+        content_type="application/json; charset=utf-8",
+    )
     stamp = timezone.now().strftime("%Y%m%d")
     response["Content-Disposition"] = f'attachment; filename="pegasus-export-{stamp}.json"'
     return response

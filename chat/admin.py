@@ -68,10 +68,12 @@ class ConversationAdmin(ReadOnlyAdmin):
     def get_queryset(self, request):
         # The title is read in SQL only when this moderator may read transcripts, and never
         # for an incognito conversation (the display methods have no request).
-        title = (Case(When(incognito=True, then=Value("")), default=F("title"))
-                 if can_read_transcripts(request) else Value(""))
-        return (super().get_queryset(request)
-                .annotate(n_messages=Count("messages"), shown=title))
+        title = (
+            Case(When(incognito=True, then=Value("")), default=F("title"))
+            if can_read_transcripts(request)
+            else Value("")
+        )
+        return super().get_queryset(request).annotate(n_messages=Count("messages"), shown=title)
 
     def get_object(self, request, object_id, from_field=None):
         obj = super().get_object(request, object_id, from_field)

@@ -100,7 +100,8 @@ class ChatConsumer(AsyncWebsocketConsumer):
             return True
         try:
             signed_in = await database_sync_to_async(still_signed_in)(
-                user_id=self.user.pk, session_key=self.session_key)
+                user_id=self.user.pk, session_key=self.session_key
+            )
         except services.DATABASE_DOWN:
             # A database restart is an error frame the client can retry on, not a dead socket.
             await services.database_failed(self.send_event, saved=False)
@@ -141,13 +142,18 @@ class ChatConsumer(AsyncWebsocketConsumer):
             return
         if event["type"] == "message":
             await services.run_turn(
-                user=self.user, conversation_id=self.conversation.pk, text=event.get("text"),
-                client_id=event.get("client_id") or "", send=self.send_event,
+                user=self.user,
+                conversation_id=self.conversation.pk,
+                text=event.get("text"),
+                client_id=event.get("client_id") or "",
+                send=self.send_event,
                 origin=self.channel_name,
             )
         elif event["type"] == "end":
             await sync_to_async(services.end_conversation)(
-                user=self.user, conversation=self.conversation, now=timezone.now(),
+                user=self.user,
+                conversation=self.conversation,
+                now=timezone.now(),
                 origin=self.channel_name,
             )
             await self.send_event({"type": "ended"})

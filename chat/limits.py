@@ -21,8 +21,10 @@ class TooManyConversations(Exception):
     """``retry_after`` is in seconds."""
 
     def __init__(self, limit: int, retry_after: int):
-        super().__init__(f"You can start at most {limit} conversations a minute; try again "
-                         f"in {retry_after} seconds.")
+        super().__init__(
+            f"You can start at most {limit} conversations a minute; try again "
+            f"in {retry_after} seconds."
+        )
         self.retry_after = retry_after
 
 
@@ -30,9 +32,12 @@ def check_new_conversation(*, user, now: datetime) -> None:
     """Raise ``TooManyConversations`` if ``user`` started the limit's worth in the minute
     before ``now``."""
     limit = int(getattr(settings, "CHAT_CONVERSATIONS_PER_MINUTE", 10))
-    recent = list(Conversation.objects.for_user(user).filter(started_at__gt=now - WINDOW,
-                                                             started_at__lte=now)
-                  .order_by("-started_at").values_list("started_at", flat=True)[:limit])
+    recent = list(
+        Conversation.objects.for_user(user)
+        .filter(started_at__gt=now - WINDOW, started_at__lte=now)
+        .order_by("-started_at")
+        .values_list("started_at", flat=True)[:limit]
+    )
     if len(recent) >= limit:
         oldest = recent[-1]
         raise TooManyConversations(limit, max(1, int((oldest + WINDOW - now).total_seconds())))

@@ -13,11 +13,13 @@ class ConversationStatus(models.TextChoices):
 
 
 class Conversation(models.Model):
-    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE,
-                             related_name="conversations")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="conversations"
+    )
     title = models.CharField(max_length=200, blank=True)
-    status = models.CharField(max_length=8, choices=ConversationStatus.choices,
-                              default=ConversationStatus.OPEN)
+    status = models.CharField(
+        max_length=8, choices=ConversationStatus.choices, default=ConversationStatus.OPEN
+    )
     incognito = models.BooleanField(
         default=False, help_text="No extraction and no reinforcement for this conversation."
     )
@@ -56,10 +58,12 @@ class Message(models.Model):
     multi-party conversations such as LoCoMo); ``external_id`` keeps an imported turn's id.
     """
 
-    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE,
-                             related_name="chat_messages")
-    conversation = models.ForeignKey(Conversation, on_delete=models.CASCADE,
-                                     related_name="messages")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="chat_messages"
+    )
+    conversation = models.ForeignKey(
+        Conversation, on_delete=models.CASCADE, related_name="messages"
+    )
     role = models.CharField(max_length=16, choices=Role.choices)
     text = models.TextField()
     speaker = models.CharField(max_length=100, blank=True)
@@ -82,7 +86,8 @@ class Message(models.Model):
         ]
         constraints = [
             models.UniqueConstraint(
-                fields=["conversation", "role", "client_id"], condition=~Q(client_id=""),
+                fields=["conversation", "role", "client_id"],
+                condition=~Q(client_id=""),
                 name="message_client_id_once",
             )
         ]

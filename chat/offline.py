@@ -23,8 +23,9 @@ _LINE = re.compile(
     r"^(?P<source>.+?) -\[(?P<relation>[A-Z0-9_]+)\]-> (?P<target>.+?)"
     rf"(?:\s*\((?P<start>{_DATE})(?:\s*(?:–|—|\.\.|/|to|-)\s*(?P<end>{_DATE}))?\))?\s*$"
 )
-_MONTHS = ("January February March April May June July August September October November "
-           "December").split()
+_MONTHS = (
+    "January February March April May June July August September October November December"
+).split()
 _PREPOSITIONS = {"about", "at", "by", "for", "from", "in", "into", "of", "on", "to", "with"}
 _IRREGULAR_YOU = {"has": "have", "is": "are", "was": "were", "does": "do"}
 _IRREGULAR_THIRD = {"have": "has", "be": "is", "are": "is", "do": "does"}
@@ -42,23 +43,35 @@ def compose(record: dict, *, message: str = "", self_names: Iterable[str] = ()) 
     facts = _facts(record.get("memory_lines") or [], me)
     quotes = _quotes(record.get("context_snippets") or [], me)
     known_text = " ".join(facts + quotes).casefold()
-    unnamed = [f["name"] for f in record.get("fired") or []
-               if f.get("name") and f["name"].casefold() not in known_text
-               and f["name"].casefold() not in me]
-    unknown = [n for n in _names_in(message)
-               if n.casefold() not in known_text and n.casefold() not in me
-               and n.casefold() not in {u.casefold() for u in unnamed}]
+    unnamed = [
+        f["name"]
+        for f in record.get("fired") or []
+        if f.get("name")
+        and f["name"].casefold() not in known_text
+        and f["name"].casefold() not in me
+    ]
+    unknown = [
+        n
+        for n in _names_in(message)
+        if n.casefold() not in known_text
+        and n.casefold() not in me
+        and n.casefold() not in {u.casefold() for u in unnamed}
+    ]
 
     if not facts and not quotes:
-        parts = [f"{LABEL} — no assistant model is configured, so I can only answer from what "
-                 "you have told me before, and nothing I remember seems related to this."]
+        parts = [
+            f"{LABEL} — no assistant model is configured, so I can only answer from what "
+            "you have told me before, and nothing I remember seems related to this."
+        ]
         if unknown:
             parts.append(f"I don't know anything about {_join(unknown)} yet.")
         parts.append("Tell me more and I will remember it when this conversation ends.")
         return " ".join(parts)
 
-    parts = [f"{LABEL} — no assistant model is configured, so I can only tell you what I "
-             "remember from our earlier conversations."]
+    parts = [
+        f"{LABEL} — no assistant model is configured, so I can only tell you what I "
+        "remember from our earlier conversations."
+    ]
     if facts:
         parts.append(" ".join(facts))
     if quotes:
@@ -68,8 +81,10 @@ def compose(record: dict, *, message: str = "", self_names: Iterable[str] = ()) 
         gaps.append(f"I know of {_join(unnamed[:4])}, but nothing more.")
     if unknown:
         gaps.append(f"I don't know anything about {_join(unknown)} yet.")
-    gaps.append("I can't reason about this or answer beyond these memories without a model; "
-                "the recalled panel below shows exactly what I found.")
+    gaps.append(
+        "I can't reason about this or answer beyond these memories without a model; "
+        "the recalled panel below shows exactly what I found."
+    )
     parts.append(" ".join(gaps))
     return "\n\n".join(parts)
 
@@ -81,8 +96,9 @@ def _facts(lines: list[str], me: set[str]) -> list[str]:
         if not match:
             continue
         sentence = _sentence(match["source"], match["relation"], match["target"], me)
-        when = _when(match["start"], match["end"],
-                     event=match["relation"].split("_")[0].endswith("ED"))
+        when = _when(
+            match["start"], match["end"], event=match["relation"].split("_")[0].endswith("ED")
+        )
         if when:
             sentence = f"{sentence} {when}"
         sentence = _capitalise(sentence) + "."
@@ -140,8 +156,11 @@ def _when(start: str | None, end: str | None, *, event: bool) -> str:
     if not start:
         return ""
     if end and end != start:
-        return f"between {_date(start)} and {_date(end)}" if event else \
-            f"(between {_date(start)} and {_date(end)})"
+        return (
+            f"between {_date(start)} and {_date(end)}"
+            if event
+            else f"(between {_date(start)} and {_date(end)})"
+        )
     if event:
         return ("on " if len(start) == 10 else "in ") + _date(start)
     return f"(as of {_date(start)})"

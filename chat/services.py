@@ -68,9 +68,10 @@ async def broadcast(conversation_id: int, payload: dict, *, origin: str = "") ->
     if layer is None:
         return
     try:
-        await layer.group_send(conversation_group(conversation_id),
-                               {"type": "conversation.event", "origin": origin,
-                                "payload": payload})
+        await layer.group_send(
+            conversation_group(conversation_id),
+            {"type": "conversation.event", "origin": origin, "payload": payload},
+        )
     except Exception:
         logger.warning("could not broadcast to conversation %s", conversation_id, exc_info=True)
 
@@ -79,15 +80,15 @@ def broadcast_on_commit(conversation_id: int, payload: dict, *, origin: str = ""
     """``broadcast`` from synchronous code, once the surrounding transaction commits."""
     from asgiref.sync import async_to_sync
 
-    transaction.on_commit(lambda: async_to_sync(broadcast)(conversation_id, payload,
-                                                           origin=origin))
+    transaction.on_commit(lambda: async_to_sync(broadcast)(conversation_id, payload, origin=origin))
 
 
 # --- Conversations ---------------------------------------------------------------------------
 
 
-def start_conversation(*, user, now: datetime, title: str = "",
-                       incognito: bool | None = None) -> Conversation:
+def start_conversation(
+    *, user, now: datetime, title: str = "", incognito: bool | None = None
+) -> Conversation:
     """A new open conversation. ``incognito`` defaults to the user's preference."""
     if incognito is None:
         incognito = _default_incognito(user)
@@ -129,8 +130,9 @@ def end_conversation(*, user, conversation: Conversation, now: datetime, origin:
             locked.ended_at = now
             locked.save(update_fields=["status", "ended_at"])
             # Every other tab on it (and its sidebar) learns it ended, whoever ended it.
-            broadcast_on_commit(locked.pk, {"type": "ended", "conversation": locked.pk},
-                                origin=origin)
+            broadcast_on_commit(
+                locked.pk, {"type": "ended", "conversation": locked.pk}, origin=origin
+            )
         conversation.status, conversation.ended_at = locked.status, locked.ended_at
         if not locked.messages.filter(role=Role.USER).exists():
             return None
@@ -143,8 +145,9 @@ def close_idle_conversations(*, now: datetime, idle_minutes: int) -> int:
     # Materialised up front: enqueueing a job may recycle the database connection (django-q2's
     # ORM broker), which would kill a server-side cursor.
     idle = list(
-        Conversation.objects.filter(status=ConversationStatus.OPEN, last_message_at__lt=cutoff)
-        .select_related("user")
+        Conversation.objects.filter(
+            status=ConversationStatus.OPEN, last_message_at__lt=cutoff
+        ).select_related("user")
     )
     for conversation in idle:
         end_conversation(user=conversation.user, conversation=conversation, now=now)
@@ -185,9 +188,12 @@ def _check_limits(user, text: str, now: datetime, recent: int | None = None) -> 
         )
     if settings.ANTHROPIC_API_KEY:
         day_start = now.replace(hour=0, minute=0, second=0, microsecond=0)
-        used = Message.objects.for_user(user).filter(created_at__gte=day_start).aggregate(
-            total=Sum("input_tokens") + Sum("output_tokens")
-        )["total"] or 0
+        used = (
+            Message.objects.for_user(user)
+            .filter(created_at__gte=day_start)
+            .aggregate(total=Sum("input_tokens") + Sum("output_tokens"))["total"]
+            or 0
+        )
         if used >= settings.CHAT_DAILY_TOKEN_BUDGET:
             raise TurnError(
                 "budget_exhausted",
@@ -198,8 +204,9 @@ def _check_limits(user, text: str, now: datetime, recent: int | None = None) -> 
 
 def _recent_messages(user, now: datetime):
     """The user's own messages of the minute before ``now`` (the rate limit counts them)."""
-    return Message.objects.for_user(user).filter(role=Role.USER,
-                                                 created_at__gte=now - timedelta(minutes=1))
+    return Message.objects.for_user(user).filter(
+        role=Role.USER, created_at__gte=now - timedelta(minutes=1)
+    )
 
 
 def begin_turn(*, user, conversation_id, text, client_id: str, now: datetime) -> TurnStart:
@@ -211,26 +218,36 @@ def begin_turn(*, user, conversation_id, text, client_id: str, now: datetime) ->
     there behind the others'."""
     from memory.models import get_owned_or_404
 
-    recent = (_recent_messages(user, now).order_by().values("user")
-              .annotate(n=Count("id")).values("n"))
+    recent = (
+        _recent_messages(user, now).order_by().values("user").annotate(n=Count("id")).values("n")
+    )
     conversation = get_owned_or_404(
-        Conversation.objects.annotate(recent_messages=Subquery(recent)), user,
-        pk=conversation_id)
+        Conversation.objects.annotate(recent_messages=Subquery(recent)), user, pk=conversation_id
+    )
     client_id = (client_id or "")[:64] if isinstance(client_id, str) else ""
     if client_id:
-        earlier = {m.role: m for m in conversation.messages.filter(
-            client_id=client_id, role__in=(Role.USER, Role.ASSISTANT))}
+        earlier = {
+            m.role: m
+            for m in conversation.messages.filter(
+                client_id=client_id, role__in=(Role.USER, Role.ASSISTANT)
+            )
+        }
         if Role.USER in earlier:
             return TurnStart(conversation, earlier[Role.USER], earlier.get(Role.ASSISTANT))
     if conversation.status != ConversationStatus.OPEN:
-        raise TurnError("conversation_ended",
-                        "This conversation has ended; start a new one to keep chatting.")
+        raise TurnError(
+            "conversation_ended", "This conversation has ended; start a new one to keep chatting."
+        )
     text = _check_limits(user, text, now, recent=conversation.recent_messages or 0)
     try:
         with transaction.atomic():
             message = Message.objects.create(
-                user=user, conversation=conversation, role=Role.USER, text=text,
-                client_id=client_id, created_at=now,
+                user=user,
+                conversation=conversation,
+                role=Role.USER,
+                text=text,
+                client_id=client_id,
+                created_at=now,
             )
             updates = {"last_message_at": now}
             if not conversation.title:
@@ -285,8 +302,7 @@ def prompt_turns(turns: list[dict], record_text: str) -> list[dict]:
     *earlier, last = turns
     content = last["content"]
     blocks = content if isinstance(content, list) else [{"type": "text", "text": content}]
-    return [*earlier, {"role": "user",
-                       "content": [{"type": "text", "text": record_text}, *blocks]}]
+    return [*earlier, {"role": "user", "content": [{"type": "text", "text": record_text}, *blocks]}]
 
 
 def offline_reply(record: dict, *, message: str = "", self_names=()) -> str:
@@ -302,8 +318,9 @@ def _self_names(user) -> list[str]:
     from memory.models import Node
 
     names: list[str] = []
-    for name, aliases in Node.objects.for_user(user).filter(is_self=True).values_list(
-            "name", "aliases"):
+    for name, aliases in (
+        Node.objects.for_user(user).filter(is_self=True).values_list("name", "aliases")
+    ):
         names += [name, *(aliases or [])]
     return names
 
@@ -311,7 +328,7 @@ def _self_names(user) -> list[str]:
 async def _offline_stream(text: str) -> AsyncIterator[str]:
     words = text.split(" ")
     for i in range(0, len(words), 4):
-        chunk = " ".join(words[i:i + 4])
+        chunk = " ".join(words[i : i + 4])
         yield chunk if i + 4 >= len(words) else chunk + " "
         await asyncio.sleep(0)
 
@@ -327,8 +344,10 @@ async def _claude_stream(system: str, turns: list[dict], usage: Usage) -> AsyncI
 
     async with llm.async_client(timeout=settings.ANTHROPIC_CHAT_TIMEOUT) as client:
         async with client.messages.stream(
-            model=settings.ANTHROPIC_CHAT_MODEL, max_tokens=settings.ANTHROPIC_CHAT_MAX_TOKENS,
-            system=system, messages=turns,
+            model=settings.ANTHROPIC_CHAT_MODEL,
+            max_tokens=settings.ANTHROPIC_CHAT_MAX_TOKENS,
+            system=system,
+            messages=turns,
         ) as stream:
             async for text in stream.text_stream:
                 yield text
@@ -344,8 +363,15 @@ endpoint give the whole record). A Read on a 10 000-node graph can seed thousand
 the full record was ~390 kB per turn."""
 
 
-def _recall(user, conversation: Conversation, text: str, now: datetime, *,
-            own_thread: bool, self_names: bool = False) -> tuple[dict, list[str]]:
+def _recall(
+    user,
+    conversation: Conversation,
+    text: str,
+    now: datetime,
+    *,
+    own_thread: bool,
+    self_names: bool = False,
+) -> tuple[dict, list[str]]:
     """The turn's Read, and with ``self_names`` the user's own names for the offline reply
     (in the same call: one hop less). With ``own_thread`` it runs in a pool thread
     (``thread_sensitive=False`` at the call): on the process's one sync thread every connected
@@ -357,8 +383,12 @@ def _recall(user, conversation: Conversation, text: str, now: datetime, *,
     if own_thread:
         close_old_connections()
     try:
-        record = recall(user=user, message=text, now=now,
-                        conversation=None if conversation.incognito else conversation)
+        record = recall(
+            user=user,
+            message=text,
+            now=now,
+            conversation=None if conversation.incognito else conversation,
+        )
         names = _self_names(user) if self_names else []
     finally:
         if own_thread:
@@ -366,12 +396,28 @@ def _recall(user, conversation: Conversation, text: str, now: datetime, *,
     return record.to_dict(limit=RECORD_LIST_LIMIT), names
 
 
-def _store_reply(*, user, conversation: Conversation, user_message: Message, text: str,
-                 record: dict, offline: bool, usage: Usage, now: datetime) -> Message:
+def _store_reply(
+    *,
+    user,
+    conversation: Conversation,
+    user_message: Message,
+    text: str,
+    record: dict,
+    offline: bool,
+    usage: Usage,
+    now: datetime,
+) -> Message:
     reply = Message.objects.create(
-        user=user, conversation=conversation, role=Role.ASSISTANT, text=text, recall=record,
-        offline=offline, client_id=user_message.client_id,
-        input_tokens=usage.input_tokens, output_tokens=usage.output_tokens, created_at=now,
+        user=user,
+        conversation=conversation,
+        role=Role.ASSISTANT,
+        text=text,
+        recall=record,
+        offline=offline,
+        client_id=user_message.client_id,
+        input_tokens=usage.input_tokens,
+        output_tokens=usage.output_tokens,
+        created_at=now,
     )
     Conversation.objects.filter(pk=conversation.pk).update(last_message_at=now)
     return reply
@@ -400,14 +446,25 @@ async def database_failed(send: Send, *, saved: bool) -> None:
     connection so that the next turn (this socket's or another's) connects afresh."""
     logger.warning("chat turn failed: the database is unavailable", exc_info=True)
     await sync_to_async(close_old_connections)()
-    detail = ("Pegasus could not reach its database. Your message is saved; send it again to "
-              "retry." if saved else "Pegasus could not reach its database, so your message "
-              "was not saved. Please send it again.")
+    detail = (
+        "Pegasus could not reach its database. Your message is saved; send it again to retry."
+        if saved
+        else "Pegasus could not reach its database, so your message "
+        "was not saved. Please send it again."
+    )
     await send({"type": "error", "code": "server_error", "detail": detail})
 
 
-async def run_turn(*, user, conversation_id, text, client_id: str = "", send: Send,
-                   now: datetime | None = None, origin: str = "") -> Message | None:
+async def run_turn(
+    *,
+    user,
+    conversation_id,
+    text,
+    client_id: str = "",
+    send: Send,
+    now: datetime | None = None,
+    origin: str = "",
+) -> Message | None:
     """One chat turn, reported through ``send`` as protocol events:
     ``recall`` → ``delta``… → ``done`` (or one ``error``). Returns the stored reply.
 
@@ -417,10 +474,15 @@ async def run_turn(*, user, conversation_id, text, client_id: str = "", send: Se
     """
     fixed_clock = now is not None
     now = now or timezone.now()
+
     def begin() -> tuple[TurnStart, bool]:
         # Whether the caller is inside a transaction is read on the same hop.
-        return (begin_turn(user=user, conversation_id=conversation_id, text=text,
-                           client_id=client_id, now=now), connection.in_atomic_block)
+        return (
+            begin_turn(
+                user=user, conversation_id=conversation_id, text=text, client_id=client_id, now=now
+            ),
+            connection.in_atomic_block,
+        )
 
     try:
         start, in_transaction = await sync_to_async(begin)()
@@ -431,38 +493,52 @@ async def run_turn(*, user, conversation_id, text, client_id: str = "", send: Se
         await database_failed(send, saved=False)
         return None
     if start.reply is not None:  # a resend of a turn that was already answered
-        await send({"type": "done", "message": message_payload(start.reply),
-                    "user_message": message_payload(start.user_message)})
+        await send(
+            {
+                "type": "done",
+                "message": message_payload(start.reply),
+                "user_message": message_payload(start.user_message),
+            }
+        )
         return start.reply
 
     conversation, user_message = start.conversation, start.user_message
     # Other tabs on this conversation see the message (and below, the reply) as it is stored.
     title = conversation.title or _title_from(user_message.text)
-    await broadcast(conversation.pk, {"type": "message", "title": title,
-                                      "message": message_payload(user_message)}, origin=origin)
+    await broadcast(
+        conversation.pk,
+        {"type": "message", "title": title, "message": message_payload(user_message)},
+        origin=origin,
+    )
     offline = not settings.ANTHROPIC_API_KEY
     try:
         # A caller inside a transaction (an API view in an atomic block, a test) must read its
         # own uncommitted writes: then the Read stays on the caller's thread and connection.
         record, self_names = await sync_to_async(_recall, thread_sensitive=in_transaction)(
-            user, conversation, user_message.text, now, own_thread=not in_transaction,
-            self_names=offline)
+            user,
+            conversation,
+            user_message.text,
+            now,
+            own_thread=not in_transaction,
+            self_names=offline,
+        )
     except DATABASE_DOWN:
         await database_failed(send, saved=True)
         return None
-    await send({"type": "recall", "record": record,
-                "user_message": message_payload(user_message)})
+    await send({"type": "recall", "record": record, "user_message": message_payload(user_message)})
 
     usage = Usage()
     chunks: list[str] = []
     try:
         if offline:
-            stream = _offline_stream(offline_reply(record, message=user_message.text,
-                                                   self_names=self_names))
+            stream = _offline_stream(
+                offline_reply(record, message=user_message.text, self_names=self_names)
+            )
         else:
             turns = await sync_to_async(recent_turns)(conversation, user_message)
-            stream = _claude_stream(system_prompt(record["text"]),
-                                    prompt_turns(turns, record["text"]), usage)
+            stream = _claude_stream(
+                system_prompt(record["text"]), prompt_turns(turns, record["text"]), usage
+            )
         async for chunk in stream:
             chunks.append(chunk)
             await send({"type": "delta", "text": chunk})
@@ -470,21 +546,36 @@ async def run_turn(*, user, conversation_id, text, client_id: str = "", send: Se
         from memory.llm import as_llm_error
 
         error = as_llm_error(exc)
-        logger.warning("chat reply failed for conversation %s: %s (%s)", conversation.pk,
-                       type(exc).__name__, getattr(error, "detail", ""))
-        await send({"type": "error", "code": "llm_unavailable",
-                    "detail": f"{error} Your message is saved; send it again to retry."})
+        logger.warning(
+            "chat reply failed for conversation %s: %s (%s)",
+            conversation.pk,
+            type(exc).__name__,
+            getattr(error, "detail", ""),
+        )
+        await send(
+            {
+                "type": "error",
+                "code": "llm_unavailable",
+                "detail": f"{error} Your message is saved; send it again to retry.",
+            }
+        )
         return None
     try:
         reply = await sync_to_async(_store_reply)(
-            user=user, conversation=conversation, user_message=user_message,
-            text="".join(chunks), record=record, offline=offline, usage=usage,
+            user=user,
+            conversation=conversation,
+            user_message=user_message,
+            text="".join(chunks),
+            record=record,
+            offline=offline,
+            usage=usage,
             now=now if fixed_clock else timezone.now(),
         )
     except DATABASE_DOWN:
         await database_failed(send, saved=True)
         return None
     await send({"type": "done", "message": message_payload(reply)})
-    await broadcast(conversation.pk, {"type": "message", "message": message_payload(reply)},
-                    origin=origin)
+    await broadcast(
+        conversation.pk, {"type": "message", "message": message_payload(reply)}, origin=origin
+    )
     return reply

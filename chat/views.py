@@ -34,7 +34,8 @@ def new_conversation(request):
         flash.error(request, str(exc))
         return redirect("chat:home")
     conversation = services.start_conversation(
-        user=request.user, now=timezone.now(),
+        user=request.user,
+        now=timezone.now(),
         incognito=None if incognito is None else incognito in {"1", "on", "true"},
     )
     return redirect("chat:conversation", conversation_id=conversation.pk)
@@ -45,12 +46,16 @@ def new_conversation(request):
 def conversation_page(request, conversation_id):
     conversation = get_owned_or_404(Conversation, request.user, pk=conversation_id)
     history = [services.message_payload(m) for m in conversation.messages.all()]
-    return render(request, "chat/conversation.html", {
-        "conversation": conversation,
-        "conversations": _sidebar(request.user),
-        "history": history,
-        "max_chars": settings.CHAT_MAX_MESSAGE_CHARS,
-    })
+    return render(
+        request,
+        "chat/conversation.html",
+        {
+            "conversation": conversation,
+            "conversations": _sidebar(request.user),
+            "history": history,
+            "max_chars": settings.CHAT_MAX_MESSAGE_CHARS,
+        },
+    )
 
 
 @login_required
@@ -63,10 +68,12 @@ def conversation_messages(request, conversation_id):
     except ValueError:
         after = 0
     rows = conversation.messages.filter(pk__gt=after)
-    return JsonResponse({
-        "status": conversation.status,
-        "messages": [services.message_payload(m) for m in rows],
-    })
+    return JsonResponse(
+        {
+            "status": conversation.status,
+            "messages": [services.message_payload(m) for m in rows],
+        }
+    )
 
 
 @login_required

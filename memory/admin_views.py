@@ -190,12 +190,16 @@ def excerpt(decision: MergeDecision) -> dict[str, Any]:
     mentions = Q()
     for form in forms:
         mentions |= Q(text__icontains=form)
-    rows = list(
-        Message.objects.for_user(decision.user_id)
-        .filter(mentions, conversation_id=row["conversation_id"], role=Role.USER)
-        .order_by("created_at", "id")
-        .values("id", "text", "created_at")[: EXCERPT_MESSAGES + 1]
-    ) if forms else []
+    rows = (
+        list(
+            Message.objects.for_user(decision.user_id)
+            .filter(mentions, conversation_id=row["conversation_id"], role=Role.USER)
+            .order_by("created_at", "id")
+            .values("id", "text", "created_at")[: EXCERPT_MESSAGES + 1]
+        )
+        if forms
+        else []
+    )
     messages = []
     for message in rows[:EXCERPT_MESSAGES]:
         text = message["text"]

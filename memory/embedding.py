@@ -54,8 +54,11 @@ class SentenceTransformerEncoder:
 
     def encode(self, texts: list[str]) -> np.ndarray:
         return self._model.encode(
-            texts, batch_size=self._batch_size, convert_to_numpy=True,
-            normalize_embeddings=True, show_progress_bar=False,
+            texts,
+            batch_size=self._batch_size,
+            convert_to_numpy=True,
+            normalize_embeddings=True,
+            show_progress_bar=False,
         )
 
 

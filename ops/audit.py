@@ -24,8 +24,11 @@ def record_view(request, model, *, object_id: str = "", subject_id: int | None =
     user = getattr(request, "user", None)
     ModeratorView.objects.create(
         moderator=user if user is not None and user.is_authenticated else None,
-        subject_id=subject_id, model=model._meta.label_lower, object_id=str(object_id or ""),
-        path=request.get_full_path()[:300], viewed_at=timezone.now(),
+        subject_id=subject_id,
+        model=model._meta.label_lower,
+        object_id=str(object_id or ""),
+        path=request.get_full_path()[:300],
+        viewed_at=timezone.now(),
     )
 
 
@@ -50,8 +53,12 @@ class AuditedAdminMixin:
     def change_view(self, request, object_id, form_url="", extra_context=None):
         response = super().change_view(request, object_id, form_url, extra_context)
         if owned(self.model) and getattr(response, "status_code", 500) == 200:
-            subject = (self.model._default_manager.filter(pk=object_id)
-                       .values_list("user_id", flat=True).first()
-                       if str(object_id).isdigit() else None)
+            subject = (
+                self.model._default_manager.filter(pk=object_id)
+                .values_list("user_id", flat=True)
+                .first()
+                if str(object_id).isdigit()
+                else None
+            )
             record_view(request, self.model, object_id=object_id, subject_id=subject)
         return response

@@ -24,10 +24,12 @@ class ModeratorView(models.Model):
     several users' rows, or once that account is deleted).
     """
 
-    moderator = models.ForeignKey(settings.AUTH_USER_MODEL, null=True,
-                                  on_delete=models.SET_NULL, related_name="+")
-    subject = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True,
-                                on_delete=models.SET_NULL, related_name="+")
+    moderator = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    subject = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
     model = models.CharField(max_length=100)  # "chat.message"
     object_id = models.CharField(max_length=64, blank=True)  # blank: a list page
     path = models.CharField(max_length=300)
@@ -36,8 +38,10 @@ class ModeratorView(models.Model):
     class Meta:
         ordering = ["-viewed_at", "-id"]
         permissions = [
-            ("read_transcripts",
-             "Can read users' chat transcripts in the admin (every view is logged)"),
+            (
+                "read_transcripts",
+                "Can read users' chat transcripts in the admin (every view is logged)",
+            ),
         ]
 
     def __str__(self) -> str:

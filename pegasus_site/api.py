@@ -56,10 +56,10 @@ DEFAULT_IMPORT_MAX_BYTES = 5 * 1024 * 1024
 class ErrorBodySerializer(serializers.Serializer):
     code = serializers.CharField(
         help_text="Stable machine-readable code: not_found, validation_error, "
-                  "not_authenticated, permission_denied, method_not_allowed, throttled, "
-                  "conflict, payload_too_large, invalid_cursor, server_error, … (a chat "
-                  "turn adds its own: "
-                  "empty, too_long, rate_limited, conversation_ended, llm_unavailable, …).",
+        "not_authenticated, permission_denied, method_not_allowed, throttled, "
+        "conflict, payload_too_large, invalid_cursor, server_error, … (a chat "
+        "turn adds its own: "
+        "empty, too_long, rate_limited, conversation_ended, llm_unavailable, …).",
     )
     detail = serializers.CharField(help_text="A sentence fit to show a person.")
     fields = serializers.DictField(
@@ -81,8 +81,13 @@ def error_payload(code: str, detail: str, fields: dict | None = None) -> dict:
     return {"error": {"code": code, "detail": str(detail), "fields": fields or {}}}
 
 
-def error_response(status_code: int, code: str, detail: str, fields: dict | None = None,
-                   headers: dict | None = None) -> JsonResponse:
+def error_response(
+    status_code: int,
+    code: str,
+    detail: str,
+    fields: dict | None = None,
+    headers: dict | None = None,
+) -> JsonResponse:
     """The error shape as a plain Django response (for code outside DRF views)."""
     response = JsonResponse(error_payload(code, detail, fields), status=status_code)
     for name, value in (headers or {}).items():
@@ -93,8 +98,7 @@ def error_response(status_code: int, code: str, detail: str, fields: dict | None
 class ApiError(exceptions.APIException):
     """An error with an explicit code, status and optional field messages."""
 
-    def __init__(self, *, status_code: int, code: str, detail: str,
-                 fields: dict | None = None):
+    def __init__(self, *, status_code: int, code: str, detail: str, fields: dict | None = None):
         super().__init__(detail=detail, code=code)
         self.status_code = status_code
         self.error_code = code
@@ -103,14 +107,16 @@ class ApiError(exceptions.APIException):
 
 class Conflict(ApiError):
     def __init__(self, detail: str, fields: dict | None = None):
-        super().__init__(status_code=status.HTTP_409_CONFLICT, code="conflict", detail=detail,
-                         fields=fields)
+        super().__init__(
+            status_code=status.HTTP_409_CONFLICT, code="conflict", detail=detail, fields=fields
+        )
 
 
 class PayloadTooLarge(ApiError):
     def __init__(self, limit: int):
         super().__init__(
-            status_code=status.HTTP_413_REQUEST_ENTITY_TOO_LARGE, code="payload_too_large",
+            status_code=status.HTTP_413_REQUEST_ENTITY_TOO_LARGE,
+            code="payload_too_large",
             detail=f"The request body is larger than the {_size(limit)} this endpoint accepts.",
         )
 
@@ -217,8 +223,9 @@ def api_not_found(request, *args, **kwargs):
 
 def handler500(request):
     if request.path.startswith(API_PREFIX):
-        return error_response(500, "server_error",
-                              "Something went wrong on our side; it has been logged.")
+        return error_response(
+            500, "server_error", "Something went wrong on our side; it has been logged."
+        )
     return defaults.server_error(request)
 
 
@@ -252,14 +259,16 @@ class LimitedJSONParser(BaseParser):
             text = codecs.decode(raw, encoding)
             return json.loads(text, parse_constant=_reject_constant, parse_float=_finite_float)
         except RecursionError:
-            raise exceptions.ParseError("The body is not valid JSON: it is nested too deeply.") \
-                from None
+            raise exceptions.ParseError(
+                "The body is not valid JSON: it is nested too deeply."
+            ) from None
         except (json.JSONDecodeError, UnicodeDecodeError) as exc:
             raise exceptions.ParseError(f"The body is not valid JSON: {exc}") from None
         except ValueError as exc:  # a constant or number JSON does not allow, a long integer
             # The first clause only: Python's integer limit goes on to advise a developer.
             raise exceptions.ParseError(
-                f"The body is not valid JSON: {str(exc).split(':')[0]}") from None
+                f"The body is not valid JSON: {str(exc).split(':')[0]}"
+            ) from None
 
 
 def _reject_constant(name: str):
@@ -296,9 +305,13 @@ class Pagination(PageNumberPagination):
 
 class InvalidCursor(ApiError):
     def __init__(self):
-        super().__init__(status_code=status.HTTP_400_BAD_REQUEST, code="invalid_cursor",
-                         detail="That page cursor is not valid; start again from the first "
-                                "page and follow `next`.", fields={"cursor": ["Invalid."]})
+        super().__init__(
+            status_code=status.HTTP_400_BAD_REQUEST,
+            code="invalid_cursor",
+            detail="That page cursor is not valid; start again from the first "
+            "page and follow `next`.",
+            fields={"cursor": ["Invalid."]},
+        )
 
 
 class MessageCursorPagination(CursorPagination):
@@ -392,7 +405,7 @@ class LoginRateThrottle(_ClientAddress, _SettingsRate, SimpleRateThrottle):
 
 _ERROR_DESCRIPTIONS = {
     "400": "The request is not valid (`validation_error`, `parse_error`, …); `fields` says "
-           "which input is at fault.",
+    "which input is at fault.",
     "401": "No credentials, or an invalid or expired token (`not_authenticated`).",
     "403": "Signed in by session without a valid CSRF token (`permission_denied`).",
     "404": "No such object among yours (`not_found`) — another user's id looks the same.",
@@ -457,10 +470,12 @@ class ApiMixin:
         requests refused as unauthenticated (guessed tokens included) count against the
         caller's address too."""
         self.format_kwarg = self.get_format_suffix(**kwargs)
-        request.accepted_renderer, request.accepted_media_type = (
-            self.perform_content_negotiation(request))
+        request.accepted_renderer, request.accepted_media_type = self.perform_content_negotiation(
+            request
+        )
         request.version, request.versioning_scheme = self.determine_version(
-            request, *args, **kwargs)
+            request, *args, **kwargs
+        )
         self.perform_authentication(request)
         self.check_throttles(request)
         self.check_permissions(request)

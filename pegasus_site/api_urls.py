@@ -32,9 +32,12 @@ events `recall`, `delta`…, `done` (or `error`).
 TAGS = [
     {"name": "auth", "description": "Device tokens: sign in, sign out, sign out everywhere."},
     {"name": "chat", "description": "Conversations, messages and turns with the assistant."},
-    {"name": "memory", "description": "Your memory graph: nodes (people, places, things), "
-                                      "edges (the memories), merges, episodes, recall, "
-                                      "export and import."},
+    {
+        "name": "memory",
+        "description": "Your memory graph: nodes (people, places, things), "
+        "edges (the memories), merges, episodes, recall, "
+        "export and import.",
+    },
 ]
 
 

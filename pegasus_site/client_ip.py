@@ -36,7 +36,7 @@ def trusted_networks() -> tuple[Network, ...]:
 def _address(text: str):
     text = text.strip()
     if text.startswith("[") and "]" in text:  # "[::1]:443"
-        text = text[1:text.index("]")]
+        text = text[1 : text.index("]")]
     elif text.count(":") == 1:  # "1.2.3.4:5678"
         text = text.split(":", 1)[0]
     try:
@@ -49,8 +49,7 @@ def _trusted(address, networks) -> bool:
     return address is not None and any(address in network for network in networks)
 
 
-def resolve_client_ip(peer: str, forwarded_for: str | None,
-                      networks: tuple[Network, ...]) -> str:
+def resolve_client_ip(peer: str, forwarded_for: str | None, networks: tuple[Network, ...]) -> str:
     """The client address of a request from ``peer`` carrying ``forwarded_for`` (the
     ``X-Forwarded-For`` value, comma-separated, or ``None``). Pure: ``networks`` are the
     trusted proxies. An entry that is not an address ends the walk at the last trusted hop."""
@@ -85,5 +84,6 @@ class ClientIpMiddleware:
         networks = trusted_networks()
         if networks:
             request.META["REMOTE_ADDR"] = resolve_client_ip(
-                peer, request.META.get("HTTP_X_FORWARDED_FOR"), networks)
+                peer, request.META.get("HTTP_X_FORWARDED_FOR"), networks
+            )
         return self.get_response(request)

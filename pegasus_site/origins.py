@@ -37,9 +37,15 @@ def parse_origin(text: str) -> Origin | None:
     except ValueError:
         return None
     scheme = parts.scheme.lower()
-    if scheme not in DEFAULT_PORTS or not parts.hostname or parts.username is not None \
-            or parts.password is not None or parts.path not in ("", "/") \
-            or parts.query or parts.fragment:
+    if (
+        scheme not in DEFAULT_PORTS
+        or not parts.hostname
+        or parts.username is not None
+        or parts.password is not None
+        or parts.path not in ("", "/")
+        or parts.query
+        or parts.fragment
+    ):
         return None
     return scheme, parts.hostname.lower().rstrip("."), port or DEFAULT_PORTS[scheme]
 

@@ -320,7 +320,8 @@ for _proxy in TRUSTED_PROXIES:
         ipaddress.ip_network(_proxy, strict=False)
     except ValueError:
         raise ImproperlyConfigured(
-            f"TRUSTED_PROXIES: {_proxy!r} is not an IP address or network") from None
+            f"TRUSTED_PROXIES: {_proxy!r} is not an IP address or network"
+        ) from None
 SESSION_COOKIE_HTTPONLY = True
 CSRF_COOKIE_HTTPONLY = False  # the chat and explorer scripts read it for fetch()
 X_FRAME_OPTIONS = "DENY"

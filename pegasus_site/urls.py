@@ -15,8 +15,12 @@ urlpatterns = [
     path("", TemplateView.as_view(template_name="home.html"), name="home"),
     path("healthz", healthz, name="healthz"),
     # Browsers ask for /favicon.ico whatever the page says; the logo answers it.
-    path("favicon.ico", RedirectView.as_view(
-        get_redirect_url=lambda *args, **kwargs: static("img/pegasus.svg"), permanent=True)),
+    path(
+        "favicon.ico",
+        RedirectView.as_view(
+            get_redirect_url=lambda *args, **kwargs: static("img/pegasus.svg"), permanent=True
+        ),
+    ),
     path("accounts/", include("allauth.urls")),
     path("account/", include("accounts.urls")),
     path("chat/", include("chat.urls")),

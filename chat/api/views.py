@@ -61,8 +61,9 @@ class ConversationListView(ApiMixin, ListCreateAPIView):
         """Your conversations, newest first."""
         return self.list(request)
 
-    @extend_schema(tags=TAGS, request=s.ConversationCreateSerializer,
-                   responses={201: s.ConversationSerializer})
+    @extend_schema(
+        tags=TAGS, request=s.ConversationCreateSerializer, responses={201: s.ConversationSerializer}
+    )
     def post(self, request):
         """Start a conversation (at most `CHAT_CONVERSATIONS_PER_MINUTE`, default 10, a
         minute: then a 429 `throttled` with `Retry-After`)."""
@@ -73,11 +74,12 @@ class ConversationListView(ApiMixin, ListCreateAPIView):
         except TooManyConversations as exc:
             raise exceptions.Throttled(wait=exc.retry_after, detail=str(exc)) from None
         conversation = services.start_conversation(
-            user=request.user, now=timezone.now(), title=body.validated_data.get("title", ""),
+            user=request.user,
+            now=timezone.now(),
+            title=body.validated_data.get("title", ""),
             incognito=body.validated_data.get("incognito"),
         )
-        return Response(s.ConversationSerializer(conversation).data,
-                        status=status.HTTP_201_CREATED)
+        return Response(s.ConversationSerializer(conversation).data, status=status.HTTP_201_CREATED)
 
 
 class ConversationDetailView(ApiMixin, GenericAPIView):
@@ -92,15 +94,15 @@ class ConversationDetailView(ApiMixin, GenericAPIView):
         """One conversation."""
         return Response(s.ConversationSerializer(self.get_object()).data)
 
-    @extend_schema(tags=TAGS, request=s.ConversationUpdateSerializer,
-                   responses=s.ConversationSerializer)
+    @extend_schema(
+        tags=TAGS, request=s.ConversationUpdateSerializer, responses=s.ConversationSerializer
+    )
     def patch(self, request, conversation_id):
         """Rename a conversation."""
         conversation = self.get_object()
         body = s.ConversationUpdateSerializer(data=request.data)
         body.is_valid(raise_exception=True)
-        services.rename_conversation(conversation=conversation,
-                                     title=body.validated_data["title"])
+        services.rename_conversation(conversation=conversation, title=body.validated_data["title"])
         return Response(s.ConversationSerializer(conversation).data)
 
     @extend_schema(tags=TAGS, responses={204: None})
@@ -119,8 +121,11 @@ def _failure(exc: BaseException) -> dict:
     if isinstance(exc, Http404):
         return {"type": "error", "code": "not_found", "detail": "Not found."}
     logger.error("chat turn failed", exc_info=exc)
-    return {"type": "error", "code": "server_error",
-            "detail": "Something went wrong on our side; your message is saved."}
+    return {
+        "type": "error",
+        "code": "server_error",
+        "detail": "Something went wrong on our side; your message is saved.",
+    }
 
 
 async def stream_turn(*, user, conversation_id: int, text: str, client_id: str):
@@ -134,8 +139,13 @@ async def stream_turn(*, user, conversation_id: int, text: str, client_id: str):
 
     async def turn() -> None:
         try:
-            await services.run_turn(user=user, conversation_id=conversation_id, text=text,
-                                    client_id=client_id, send=send)
+            await services.run_turn(
+                user=user,
+                conversation_id=conversation_id,
+                text=text,
+                client_id=client_id,
+                send=send,
+            )
         except Exception as exc:  # the stream must still end with an event
             await queue.put(_failure(exc))
         finally:
@@ -155,8 +165,9 @@ async def collect_turn(*, user, conversation_id: int, text: str, client_id: str)
     async def send(event: dict) -> None:
         events.append(event)
 
-    await services.run_turn(user=user, conversation_id=conversation_id, text=text,
-                            client_id=client_id, send=send)
+    await services.run_turn(
+        user=user, conversation_id=conversation_id, text=text, client_id=client_id, send=send
+    )
     return events
 
 
@@ -165,17 +176,23 @@ def _turn_result(user, events: list[dict]) -> dict:
     if "error" in by_type:
         error = by_type["error"]
         code = error.get("code", "bad_request")
-        raise ApiError(status_code=TURN_ERROR_STATUS.get(code, 400), code=code,
-                       detail=error.get("detail", ""),
-                       fields={"text": [error.get("detail", "")]} if code in _TEXT_ERRORS else None)
+        raise ApiError(
+            status_code=TURN_ERROR_STATUS.get(code, 400),
+            code=code,
+            detail=error.get("detail", ""),
+            fields={"text": [error.get("detail", "")]} if code in _TEXT_ERRORS else None,
+        )
     done = by_type["done"]
     user_message = (by_type.get("recall") or done).get("user_message") or {}
     ids = [done["message"]["id"], user_message.get("id")]
     rows = {m.pk: m for m in Message.objects.for_user(user).filter(pk__in=[i for i in ids if i])}
     reply = rows[done["message"]["id"]]
     record = by_type["recall"]["record"] if "recall" in by_type else reply.recall
-    return {"user_message": rows.get(user_message.get("id")), "assistant_message": reply,
-            "recall": record}
+    return {
+        "user_message": rows.get(user_message.get("id")),
+        "assistant_message": reply,
+        "recall": record,
+    }
 
 
 _STREAM_DESCRIPTION = (
@@ -206,8 +223,7 @@ class MessageListView(ApiMixin, GenericAPIView):
     def get_queryset(self):
         return Conversation.objects.for_user(self.request.user)
 
-    @extend_schema(tags=TAGS, responses={200: s.MessageSerializer(many=True),
-                                         400: ErrorSerializer})
+    @extend_schema(tags=TAGS, responses={200: s.MessageSerializer(many=True), 400: ErrorSerializer})
     def get(self, request, conversation_id):
         """The conversation's messages, oldest first, in cursor pages (follow ``next``). A
         cursor not taken from ``next``/``previous`` is a 400 (`invalid_cursor`)."""
@@ -216,12 +232,16 @@ class MessageListView(ApiMixin, GenericAPIView):
         return self.get_paginated_response(s.MessageSerializer(page, many=True).data)
 
     @extend_schema(
-        tags=TAGS, request=s.TurnRequestSerializer, parameters=[s.TurnQuerySerializer],
+        tags=TAGS,
+        request=s.TurnRequestSerializer,
+        parameters=[s.TurnQuerySerializer],
         responses={
             201: s.TurnResultSerializer,
-            (200, "text/event-stream"): OpenApiResponse(_SSE_EVENT,
-                                                        description=_STREAM_DESCRIPTION),
-            409: ErrorSerializer, 503: ErrorSerializer,
+            (200, "text/event-stream"): OpenApiResponse(
+                _SSE_EVENT, description=_STREAM_DESCRIPTION
+            ),
+            409: ErrorSerializer,
+            503: ErrorSerializer,
         },
     )
     def post(self, request, conversation_id):
@@ -236,20 +256,24 @@ class MessageListView(ApiMixin, GenericAPIView):
         body.is_valid(raise_exception=True)
         query = s.TurnQuerySerializer(data=request.query_params)
         query.is_valid(raise_exception=True)
-        turn = {"user": request.user, "conversation_id": conversation.pk,
-                "text": body.validated_data["text"],
-                "client_id": body.validated_data.get("client_id", "")}
+        turn = {
+            "user": request.user,
+            "conversation_id": conversation.pk,
+            "text": body.validated_data["text"],
+            "client_id": body.validated_data.get("client_id", ""),
+        }
         if query.validated_data["stream"]:
-            response = StreamingHttpResponse(stream_turn(**turn),
-                                             content_type="text/event-stream")
+            response = StreamingHttpResponse(stream_turn(**turn), content_type="text/event-stream")
             response["Cache-Control"] = "no-cache"
             response["X-Accel-Buffering"] = "no"  # proxies must not hold the stream back
             return response
         result = _turn_result(request.user, async_to_sync(collect_turn)(**turn))
         return Response(
-            {"user_message": s.MessageSerializer(result["user_message"]).data,
-             "assistant_message": s.MessageSerializer(result["assistant_message"]).data,
-             "recall": ReadRecordSerializer(result["recall"]).data},
+            {
+                "user_message": s.MessageSerializer(result["user_message"]).data,
+                "assistant_message": s.MessageSerializer(result["assistant_message"]).data,
+                "recall": ReadRecordSerializer(result["recall"]).data,
+            },
             status=status.HTTP_201_CREATED,
         )
 
@@ -266,9 +290,15 @@ class ConversationEndView(ApiMixin, GenericAPIView):
         """End a conversation: what you shared is extracted into your memory, once (ending
         again changes nothing)."""
         conversation = self.get_object()
-        episode = services.end_conversation(user=request.user, conversation=conversation,
-                                            now=timezone.now())
-        return Response(s.EndResultSerializer({
-            "id": conversation.pk, "status": conversation.status,
-            "episode_id": episode.pk if episode is not None else None,
-        }).data)
+        episode = services.end_conversation(
+            user=request.user, conversation=conversation, now=timezone.now()
+        )
+        return Response(
+            s.EndResultSerializer(
+                {
+                    "id": conversation.pk,
+                    "status": conversation.status,
+                    "episode_id": episode.pk if episode is not None else None,
+                }
+            ).data
+        )

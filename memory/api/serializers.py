@@ -32,7 +32,8 @@ class NodeSummarySerializer(serializers.Serializer):
     degree = serializers.IntegerField(**RO, help_text="Live edges touching the node.")
     is_self = serializers.BooleanField(**RO, help_text="The node that stands for you.")
     provisional = serializers.BooleanField(
-        **RO, help_text="Created for an unknown end of a memory; low confidence.")
+        **RO, help_text="Created for an unknown end of a memory; low confidence."
+    )
 
 
 class GraphEdgeSerializer(serializers.Serializer):
@@ -41,13 +42,15 @@ class GraphEdgeSerializer(serializers.Serializer):
     target = serializers.IntegerField(**RO)
     relation = serializers.CharField(**RO)
     strength = serializers.FloatField(
-        **RO, help_text="Current strength 0–100 (decayed since the last touch), 2 decimals.")
+        **RO, help_text="Current strength 0–100 (decayed since the last touch), 2 decimals."
+    )
     strength_at_touch = serializers.FloatField(**RO)
     last_touched_at = serializers.DateTimeField(**RO)
     stability = serializers.ChoiceField(choices=Stability.choices, **RO)
     confidence = serializers.FloatField(**RO)
     dormant = serializers.BooleanField(
-        **RO, help_text="Flagged dormant, below strength 2.0, or expired.")
+        **RO, help_text="Flagged dormant, below strength 2.0, or expired."
+    )
     superseded = serializers.BooleanField(**RO, help_text="Replaced by a newer memory.")
     expires_at = serializers.DateTimeField(allow_null=True, **RO)
 
@@ -69,18 +72,22 @@ class EdgeSerializer(serializers.Serializer):
     target = NodeRefSerializer(**RO)
     relation = serializers.CharField(**RO)
     strength = serializers.FloatField(
-        **RO, help_text="Current strength 0–100 (decayed since the last touch), 2 decimals.")
+        **RO, help_text="Current strength 0–100 (decayed since the last touch), 2 decimals."
+    )
     strength_at_touch = serializers.FloatField(**RO)
     last_touched_at = serializers.DateTimeField(**RO)
     stability = serializers.ChoiceField(choices=Stability.choices, **RO)
     confidence = serializers.FloatField(**RO)
     dormant = serializers.BooleanField(
-        **RO, help_text="Flagged dormant, below strength 2.0, or expired.")
+        **RO, help_text="Flagged dormant, below strength 2.0, or expired."
+    )
     superseded = serializers.BooleanField(**RO, help_text="Replaced by a newer memory.")
     expires_at = serializers.DateTimeField(allow_null=True, **RO)
     occurred = serializers.CharField(
-        **RO, help_text="When it happened, from what you said: YYYY-MM-DD, YYYY-MM, YYYY or "
-                        "a day range YYYY-MM-DD/YYYY-MM-DD; empty when unknown.")
+        **RO,
+        help_text="When it happened, from what you said: YYYY-MM-DD, YYYY-MM, YYYY or "
+        "a day range YYYY-MM-DD/YYYY-MM-DD; empty when unknown.",
+    )
     snippet = SnippetSerializer(allow_null=True, **RO)
 
 
@@ -95,7 +102,8 @@ class NodeEpisodeSerializer(serializers.Serializer):
 class NodeMergeSerializer(serializers.Serializer):
     id = serializers.IntegerField(**RO)
     status = serializers.CharField(
-        **RO, help_text="merged, merged-flagged, held, kept-apart or reverted.")
+        **RO, help_text="merged, merged-flagged, held, kept-apart or reverted."
+    )
     rule = serializers.CharField(**RO)
     reason = serializers.CharField(**RO)
     created_at = serializers.DateTimeField(**RO)
@@ -112,16 +120,20 @@ class NodeDetailSerializer(serializers.Serializer):
     provisional = serializers.BooleanField(**RO)
     is_self = serializers.BooleanField(**RO)
     episodes = NodeEpisodeSerializer(many=True, **RO)
-    edges = EdgeSerializer(many=True, **RO, help_text="Every edge touching the node, dormant "
-                                                      "and superseded ones included.")
+    edges = EdgeSerializer(
+        many=True,
+        **RO,
+        help_text="Every edge touching the node, dormant and superseded ones included.",
+    )
     merges = NodeMergeSerializer(many=True, **RO, help_text="Merges that kept this node.")
 
 
 class NodePatchSerializer(serializers.Serializer):
     """Each key is optional; they apply in this order, all or nothing."""
 
-    name = serializers.CharField(required=False, max_length=200,
-                                 help_text="The new name; the old one is kept as an alias.")
+    name = serializers.CharField(
+        required=False, max_length=200, help_text="The new name; the old one is kept as an alias."
+    )
     kind = serializers.ChoiceField(choices=NodeKind.choices, required=False)
     add_alias = serializers.CharField(required=False, max_length=200)
     remove_alias = serializers.CharField(required=False, max_length=200)
@@ -149,7 +161,8 @@ class EpisodeSerializer(serializers.Serializer):
     importance = serializers.FloatField(**RO)
     tags = serializers.ListField(child=serializers.CharField(), **RO)
     status = serializers.CharField(
-        **RO, help_text="Extraction: pending, running, done, failed or skipped.")
+        **RO, help_text="Extraction: pending, running, done, failed or skipped."
+    )
 
 
 # --- recall (SPEC §6.4) -----------------------------------------------------------------------
@@ -161,8 +174,9 @@ class RecallRequestSerializer(serializers.Serializer):
     def validate_message(self, value: str) -> str:
         limit = settings.CHAT_MAX_MESSAGE_CHARS
         if len(value) > limit:
-            raise serializers.ValidationError(f"Ensure this field has no more than {limit} "
-                                              "characters.")
+            raise serializers.ValidationError(
+                f"Ensure this field has no more than {limit} characters."
+            )
         return value
 
 
@@ -230,14 +244,18 @@ class GraphDocEdgeSerializer(serializers.Serializer):
     source = serializers.CharField(help_text="A node id of this document.")
     relation = serializers.RegexField(r"^[A-Z][A-Z0-9]*(_[A-Z0-9]+){0,3}$")
     target = serializers.CharField(help_text="A node id of this document.")
-    strength = serializers.FloatField(min_value=0, max_value=100, required=False,
-                                      help_text="The stored strength at the last touch.")
+    strength = serializers.FloatField(
+        min_value=0,
+        max_value=100,
+        required=False,
+        help_text="The stored strength at the last touch.",
+    )
     last_touched_at = serializers.DateTimeField(required=False)
     confidence = serializers.FloatField(min_value=0, max_value=1, required=False)
     stability = serializers.ChoiceField(choices=Stability.choices, required=False)
-    cardinality = serializers.ChoiceField(choices=[("one_to_one", "one_to_one"),
-                                                   ("one_to_many", "one_to_many")],
-                                          required=False)
+    cardinality = serializers.ChoiceField(
+        choices=[("one_to_one", "one_to_one"), ("one_to_many", "one_to_many")], required=False
+    )
     expires_at = serializers.DateTimeField(allow_null=True, required=False)
     dormant = serializers.BooleanField(required=False)
     superseded_by = serializers.CharField(allow_null=True, required=False)
@@ -280,7 +298,8 @@ class InboxLineSerializer(serializers.Serializer):
     id = serializers.IntegerField(**RO, help_text="The memory (edge) id.")
     text = serializers.CharField(**RO, help_text="The memory as `A -[RELATION]-> B`.")
     snippet = serializers.CharField(
-        **RO, help_text="Your own sentence it came from, verbatim; empty when none.")
+        **RO, help_text="Your own sentence it came from, verbatim; empty when none."
+    )
     dormant = serializers.BooleanField(**RO)
 
 
@@ -288,15 +307,19 @@ class InboxSideSerializer(serializers.Serializer):
     id = serializers.IntegerField(allow_null=True, **RO)
     name = serializers.CharField(**RO)
     kind = serializers.CharField(
-        **RO, help_text="The node's kind now; empty for a candidate that no longer exists. A "
-                        "candidate of another kind cannot be the answer to `same`.")
+        **RO,
+        help_text="The node's kind now; empty for a candidate that no longer exists. A "
+        "candidate of another kind cannot be the answer to `same`.",
+    )
     exists = serializers.BooleanField(
-        **RO, help_text="False once the node was merged or forgotten.")
+        **RO, help_text="False once the node was merged or forgotten."
+    )
 
 
 class InboxDetailSideSerializer(InboxSideSerializer):
-    lines = InboxLineSerializer(many=True, **RO,
-                                help_text="A few memories touching it, strongest first.")
+    lines = InboxLineSerializer(
+        many=True, **RO, help_text="A few memories touching it, strongest first."
+    )
     more = serializers.IntegerField(**RO, help_text="Memories touching it not listed.")
 
 
@@ -307,21 +330,25 @@ class InboxItemSerializer(serializers.Serializer):
     kind = serializers.ChoiceField(choices=NodeKind.choices, **RO)
     noun = serializers.CharField(**RO, help_text="person, place, organisation, event or thing.")
     question = serializers.CharField(
-        **RO, help_text="e.g. “Is Matt the same person as Matt Patterson?”")
+        **RO, help_text="e.g. “Is Matt the same person as Matt Patterson?”"
+    )
     entity = InboxSideSerializer(**RO, help_text="The newly mentioned name, standing alone.")
-    candidates = InboxSideSerializer(many=True, **RO,
-                                     help_text="Who or what it might be.")
+    candidates = InboxSideSerializer(many=True, **RO, help_text="Who or what it might be.")
     state = serializers.ChoiceField(
-        choices=[(v, v) for v in ("pending", "same", "different", "unsure", "moderator")], **RO,
+        choices=[(v, v) for v in ("pending", "same", "different", "unsure", "moderator")],
+        **RO,
         help_text="pending; your answer (same, different, unsure — unsure waits for a "
-                  "moderator); or moderator (a moderator settled it after your answer).")
+        "moderator); or moderator (a moderator settled it after your answer).",
+    )
     status = serializers.CharField(**RO, help_text="The merge decision's status.")
     answer = serializers.CharField(**RO, help_text="Your answer; empty while pending.")
     answered_at = serializers.DateTimeField(allow_null=True, **RO)
     created_at = serializers.DateTimeField(**RO)
     staff_from = serializers.DateTimeField(
-        allow_null=True, **RO,
-        help_text="When moderators will see it if you leave it unanswered; null once answered.")
+        allow_null=True,
+        **RO,
+        help_text="When moderators will see it if you leave it unanswered; null once answered.",
+    )
     merged_into = NodeRefSerializer(allow_null=True, **RO)
     can_undo = serializers.BooleanField(**RO)
 
@@ -332,8 +359,11 @@ class InboxDetailSerializer(InboxItemSerializer):
 
 
 class InboxAnswerSerializer(serializers.Serializer):
-    answer = serializers.ChoiceField(choices=[("same", "same"), ("different", "different"),
-                                              ("unsure", "unsure")])
+    answer = serializers.ChoiceField(
+        choices=[("same", "same"), ("different", "different"), ("unsure", "unsure")]
+    )
     into = serializers.IntegerField(
-        required=False, allow_null=True,
-        help_text="With `same`: which candidate (optional when there is only one).")
+        required=False,
+        allow_null=True,
+        help_text="With `same`: which candidate (optional when there is only one).",
+    )

@@ -50,8 +50,9 @@ _ALIAS_SEPARATOR = "\x1f"  # joins aliases for substring search; never part of a
 # --- presenting rows --------------------------------------------------------------------------
 
 
-def _edge_state(s0: float, stability: str, touched: datetime, expires_at, flagged: bool,
-                now: datetime) -> tuple[float, bool]:
+def _edge_state(
+    s0: float, stability: str, touched: datetime, expires_at, flagged: bool, now: datetime
+) -> tuple[float, bool]:
     """(current strength rounded to 2 places, dormant at ``now``): flagged, below 2.0, or
     expired (SPEC §5.2)."""
     strength = strength_at(s0, stability, touched, now)
@@ -70,10 +71,19 @@ def degrees(user, node_ids: list[int], now: datetime) -> dict[int, int]:
     counts: Counter[int] = Counter()
     if not node_ids:
         return counts
-    rows = (Edge.objects.for_user(user).live()
-            .filter(Q(source_id__in=node_ids) | Q(target_id__in=node_ids))
-            .values_list("source_id", "target_id", "strength_at_touch", "stability",
-                         "last_touched_at", "expires_at"))
+    rows = (
+        Edge.objects.for_user(user)
+        .live()
+        .filter(Q(source_id__in=node_ids) | Q(target_id__in=node_ids))
+        .values_list(
+            "source_id",
+            "target_id",
+            "strength_at_touch",
+            "stability",
+            "last_touched_at",
+            "expires_at",
+        )
+    )
     wanted = set(node_ids)
     for source, target, s0, stability, touched, expires_at in rows:
         if _live(s0, stability, touched, expires_at, False, None, now):
@@ -86,8 +96,14 @@ def degrees(user, node_ids: list[int], now: datetime) -> dict[int, int]:
 def edge_payload(edge: Edge, user, now: datetime) -> dict:
     """An edge as ``EdgeSerializer`` shows it (``source``/``target`` and ``snippet`` must be
     loaded with ``select_related``)."""
-    strength, dormant = _edge_state(edge.strength_at_touch, edge.stability,
-                                    edge.last_touched_at, edge.expires_at, edge.dormant, now)
+    strength, dormant = _edge_state(
+        edge.strength_at_touch,
+        edge.stability,
+        edge.last_touched_at,
+        edge.expires_at,
+        edge.dormant,
+        now,
+    )
     snippet = edge.snippet
     return {
         "id": edge.pk,
@@ -103,8 +119,11 @@ def edge_payload(edge: Edge, user, now: datetime) -> dict:
         "superseded": edge.superseded_by_id is not None,
         "expires_at": edge.expires_at,
         "occurred": edge.occurred,
-        "snippet": ({"text": snippet.text, "evidence": snippet.evidence}
-                    if snippet is not None and snippet.user_id == user.pk else None),
+        "snippet": (
+            {"text": snippet.text, "evidence": snippet.evidence}
+            if snippet is not None and snippet.user_id == user.pk
+            else None
+        ),
     }
 
 
@@ -115,20 +134,34 @@ def _edges(user):
 def node_detail(user, node: Node, now: datetime) -> dict:
     """``NodeDetailSerializer``'s dict for ``node``: its episodes, every edge touching it and
     the merges that kept it. A fixed number of queries."""
-    episodes = (Episode.objects.for_user(user).filter(node_episodes__node=node)
-                .order_by(F("started_at").asc(nulls_last=True), "id")
-                .values("id", "summary", "started_at", "ended_at", "conversation_id"))
+    episodes = (
+        Episode.objects.for_user(user)
+        .filter(node_episodes__node=node)
+        .order_by(F("started_at").asc(nulls_last=True), "id")
+        .values("id", "summary", "started_at", "ended_at", "conversation_id")
+    )
     edges = _edges(user).filter(Q(source=node) | Q(target=node)).order_by("id")
     merges = MergeDecision.objects.for_user(user).filter(kept=node).order_by("-created_at", "-id")
     return {
-        "id": node.pk, "name": node.name, "kind": node.kind, "aliases": list(node.aliases),
-        "properties": node.properties, "confidence": node.confidence,
-        "provisional": node.provisional, "is_self": node.is_self,
+        "id": node.pk,
+        "name": node.name,
+        "kind": node.kind,
+        "aliases": list(node.aliases),
+        "properties": node.properties,
+        "confidence": node.confidence,
+        "provisional": node.provisional,
+        "is_self": node.is_self,
         "episodes": list(episodes),
         "edges": [edge_payload(edge, user, now) for edge in edges],
         "merges": [
-            {"id": m.pk, "status": m.status, "rule": m.rule, "reason": m.reason,
-             "created_at": m.created_at, "absorbed_name": _absorbed_name(m)}
+            {
+                "id": m.pk,
+                "status": m.status,
+                "rule": m.rule,
+                "reason": m.reason,
+                "created_at": m.created_at,
+                "absorbed_name": _absorbed_name(m),
+            }
             for m in merges
         ],
     }
@@ -141,9 +174,11 @@ def _absorbed_name(decision: MergeDecision) -> str:
 def merge_payload(decision: MergeDecision) -> dict:
     kept = decision.kept
     return {
-        "id": decision.pk, "status": decision.status,
+        "id": decision.pk,
+        "status": decision.status,
         "kept": {"id": kept.pk, "name": kept.name} if kept is not None else None,
-        "absorbed_name": _absorbed_name(decision), "rule": decision.rule,
+        "absorbed_name": _absorbed_name(decision),
+        "rule": decision.rule,
         "created_at": decision.created_at,
     }
 
@@ -152,16 +187,21 @@ def merge_payload(decision: MergeDecision) -> dict:
 
 
 class GraphQuerySerializer(serializers.Serializer):
-    as_of = serializers.DateTimeField(required=False,
-                                      help_text="Judge strength and dormancy at this instant "
-                                                "(ISO 8601; default now).")
+    as_of = serializers.DateTimeField(
+        required=False,
+        help_text="Judge strength and dormancy at this instant (ISO 8601; default now).",
+    )
     include_dormant = serializers.BooleanField(required=False, default=False)
     include_superseded = serializers.BooleanField(required=False, default=False)
 
 
 class NodeQuerySerializer(serializers.Serializer):
-    search = serializers.CharField(required=False, allow_blank=True, max_length=200,
-                                   help_text="Case-insensitive substring of a name or alias.")
+    search = serializers.CharField(
+        required=False,
+        allow_blank=True,
+        max_length=200,
+        help_text="Case-insensitive substring of a name or alias.",
+    )
     kind = serializers.ChoiceField(choices=NodeKind.choices, required=False)
 
 
@@ -179,18 +219,23 @@ def _query(serializer_class, request) -> dict:
 
 class InboxQuerySerializer(serializers.Serializer):
     state = serializers.ChoiceField(
-        choices=[("pending", "pending"), ("settled", "settled")], required=False,
+        choices=[("pending", "pending"), ("settled", "settled")],
+        required=False,
         default="pending",
         help_text="pending: questions waiting for your answer (default); settled: the ones "
-                  "you answered, most recent first.")
+        "you answered, most recent first.",
+    )
 
 
 # --- views ------------------------------------------------------------------------------------
 
 
 class GraphView(ApiView):
-    @extend_schema(tags=TAGS, parameters=[GraphQuerySerializer],
-                   responses={200: s.GraphSerializer, 400: ErrorSerializer})
+    @extend_schema(
+        tags=TAGS,
+        parameters=[GraphQuerySerializer],
+        responses={200: s.GraphSerializer, 400: ErrorSerializer},
+    )
     def get(self, request):
         """The whole graph for the explorer: every node, and the edges live at ``as_of``
         (dormant and superseded ones on request). One query per table."""
@@ -201,11 +246,31 @@ class GraphView(ApiView):
         if not query["include_superseded"]:
             edges_qs = edges_qs.filter(superseded_by__isnull=True)
         edges, degree = [], Counter()
-        for (pk, source, target, relation, s0, touched, stability, confidence, flagged,
-             superseded_id, expires_at) in edges_qs.order_by("id").values_list(
-                "id", "source_id", "target_id", "relation", "strength_at_touch",
-                "last_touched_at", "stability", "confidence", "dormant", "superseded_by_id",
-                "expires_at"):
+        for (
+            pk,
+            source,
+            target,
+            relation,
+            s0,
+            touched,
+            stability,
+            confidence,
+            flagged,
+            superseded_id,
+            expires_at,
+        ) in edges_qs.order_by("id").values_list(
+            "id",
+            "source_id",
+            "target_id",
+            "relation",
+            "strength_at_touch",
+            "last_touched_at",
+            "stability",
+            "confidence",
+            "dormant",
+            "superseded_by_id",
+            "expires_at",
+        ):
             strength, dormant = _edge_state(s0, stability, touched, expires_at, flagged, as_of)
             superseded = superseded_id is not None
             if not dormant and not superseded:
@@ -213,18 +278,35 @@ class GraphView(ApiView):
                 degree[target] += 1
             elif dormant and not query["include_dormant"]:
                 continue
-            edges.append({
-                "id": pk, "source": source, "target": target, "relation": relation,
-                "strength": strength, "strength_at_touch": s0, "last_touched_at": touched,
-                "stability": stability, "confidence": confidence, "dormant": dormant,
-                "superseded": superseded, "expires_at": expires_at,
-            })
+            edges.append(
+                {
+                    "id": pk,
+                    "source": source,
+                    "target": target,
+                    "relation": relation,
+                    "strength": strength,
+                    "strength_at_touch": s0,
+                    "last_touched_at": touched,
+                    "stability": stability,
+                    "confidence": confidence,
+                    "dormant": dormant,
+                    "superseded": superseded,
+                    "expires_at": expires_at,
+                }
+            )
         nodes = [
-            {"id": pk, "name": name, "kind": kind, "aliases": aliases, "degree": degree[pk],
-             "is_self": is_self, "provisional": provisional}
-            for pk, name, kind, aliases, is_self, provisional in
-            Node.objects.for_user(user).order_by("id").values_list(
-                "id", "name", "kind", "aliases", "is_self", "provisional")
+            {
+                "id": pk,
+                "name": name,
+                "kind": kind,
+                "aliases": aliases,
+                "degree": degree[pk],
+                "is_self": is_self,
+                "provisional": provisional,
+            }
+            for pk, name, kind, aliases, is_self, provisional in Node.objects.for_user(user)
+            .order_by("id")
+            .values_list("id", "name", "kind", "aliases", "is_self", "provisional")
         ]
         return Response({"as_of": as_of, "nodes": nodes, "edges": edges})
 
@@ -235,18 +317,25 @@ class NodeListView(ApiMixin, ListAPIView):
     def get_queryset(self):
         return Node.objects.for_user(self.request.user).order_by("normalised_name", "id")
 
-    @extend_schema(tags=TAGS, parameters=[NodeQuerySerializer],
-                   responses={200: s.NodeSummarySerializer(many=True), 400: ErrorSerializer})
+    @extend_schema(
+        tags=TAGS,
+        parameters=[NodeQuerySerializer],
+        responses={200: s.NodeSummarySerializer(many=True), 400: ErrorSerializer},
+    )
     def get(self, request):
         """Your nodes by name, filtered by ``search`` (name or alias) and ``kind``."""
         query = _query(NodeQuerySerializer, request)
         nodes = self.get_queryset()
         if query.get("search"):
             term = query["search"].replace(_ALIAS_SEPARATOR, "")
-            nodes = nodes.annotate(alias_text=Func(
-                F("aliases"), Value(_ALIAS_SEPARATOR), function="array_to_string",
-                output_field=CharField(),
-            )).filter(Q(name__icontains=term) | Q(alias_text__icontains=term))
+            nodes = nodes.annotate(
+                alias_text=Func(
+                    F("aliases"),
+                    Value(_ALIAS_SEPARATOR),
+                    function="array_to_string",
+                    output_field=CharField(),
+                )
+            ).filter(Q(name__icontains=term) | Q(alias_text__icontains=term))
         if query.get("kind"):
             nodes = nodes.filter(kind=query["kind"])
         rows = nodes.values("id", "name", "kind", "aliases", "is_self", "provisional")
@@ -274,8 +363,9 @@ class NodeDetailView(ApiMixin, GenericAPIView):
     def get(self, request, node_id):
         """A node with its episodes, every edge touching it and the merges that kept it."""
         node = self.get_object()
-        return Response(s.NodeDetailSerializer(node_detail(request.user, node,
-                                                           timezone.now())).data)
+        return Response(
+            s.NodeDetailSerializer(node_detail(request.user, node, timezone.now())).data
+        )
 
     @extend_schema(tags=TAGS, request=s.NodePatchSerializer, responses=s.NodeDetailSerializer)
     def patch(self, request, node_id):
@@ -286,8 +376,9 @@ class NodeDetailView(ApiMixin, GenericAPIView):
         patch.is_valid(raise_exception=True)
         user, now = request.user, timezone.now()
         try:
-            node = corrections.correct_node(user=user, node=node,
-                                            changes=dict(patch.validated_data), now=now)
+            node = corrections.correct_node(
+                user=user, node=node, changes=dict(patch.validated_data), now=now
+            )
         except corrections.CorrectionError as exc:
             raise _correction_failed(exc) from None
         return Response(s.NodeDetailSerializer(node_detail(user, node, now)).data)
@@ -311,8 +402,9 @@ class NodeMergeView(ApiMixin, GenericAPIView):
     def get_queryset(self):
         return Node.objects.for_user(self.request.user)
 
-    @extend_schema(tags=TAGS, request=s.MergeRequestSerializer,
-                   responses={201: s.MergeDecisionSerializer})
+    @extend_schema(
+        tags=TAGS, request=s.MergeRequestSerializer, responses={201: s.MergeDecisionSerializer}
+    )
     def post(self, request, node_id):
         """Merge this node into ``into`` (same kind): its names become aliases there and its
         memories move over. Revertible with ``POST /memory/merges/{id}/revert/``."""
@@ -320,13 +412,19 @@ class NodeMergeView(ApiMixin, GenericAPIView):
         body = s.MergeRequestSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         try:
-            decision = merge_nodes(user=request.user, keep=body.validated_data["into"],
-                                   absorb=node, reason="merged by the user", by=request.user,
-                                   now=timezone.now())
+            decision = merge_nodes(
+                user=request.user,
+                keep=body.validated_data["into"],
+                absorb=node,
+                reason="merged by the user",
+                by=request.user,
+                now=timezone.now(),
+            )
         except MergeError as exc:
             raise ValidationError({exc.field: [str(exc)]}) from None
-        return Response(s.MergeDecisionSerializer(merge_payload(decision)).data,
-                        status=status.HTTP_201_CREATED)
+        return Response(
+            s.MergeDecisionSerializer(merge_payload(decision)).data, status=status.HTTP_201_CREATED
+        )
 
 
 class MergeRevertView(ApiMixin, GenericAPIView):
@@ -336,15 +434,17 @@ class MergeRevertView(ApiMixin, GenericAPIView):
     def get_queryset(self):
         return MergeDecision.objects.for_user(self.request.user).select_related("kept")
 
-    @extend_schema(tags=TAGS, request=None,
-                   responses={200: s.MergeDecisionSerializer, 409: ErrorSerializer})
+    @extend_schema(
+        tags=TAGS, request=None, responses={200: s.MergeDecisionSerializer, 409: ErrorSerializer}
+    )
     def post(self, request, merge_id):
         """Undo a merge exactly (status becomes ``reverted``). 409 when it cannot be undone
         (already reverted, or a later merge must be reverted first)."""
         decision = self.get_object()
         try:
-            decision = revert_merge(user=request.user, decision=decision, by=request.user,
-                                    now=timezone.now())
+            decision = revert_merge(
+                user=request.user, decision=decision, by=request.user, now=timezone.now()
+            )
         except ValueError as exc:
             raise Conflict(str(exc)) from None
         decision = self.get_queryset().get(pk=decision.pk)
@@ -357,14 +457,16 @@ class InboxListView(ApiMixin, ListAPIView):
     def get_queryset(self):
         return inbox.pending(self.request.user)
 
-    @extend_schema(tags=TAGS, parameters=[InboxQuerySerializer],
-                   responses={200: s.InboxItemSerializer(many=True), 400: ErrorSerializer})
+    @extend_schema(
+        tags=TAGS,
+        parameters=[InboxQuerySerializer],
+        responses={200: s.InboxItemSerializer(many=True), 400: ErrorSerializer},
+    )
     def get(self, request):
         """Your merge inbox: names the memory could not place on its own ("Is Matt the same
         person as Matt Patterson?"), newest first; ``count`` is the badge."""
         query = _query(InboxQuerySerializer, request)
-        rows = (inbox.settled(request.user) if query["state"] == "settled"
-                else self.get_queryset())
+        rows = inbox.settled(request.user) if query["state"] == "settled" else self.get_queryset()
         page = self.paginate_queryset(rows)
         data = s.InboxItemSerializer(inbox.summaries(request.user, page), many=True).data
         return self.get_paginated_response(data)
@@ -390,8 +492,11 @@ class InboxItemView(ApiView):
 
 
 class InboxAnswerView(ApiView):
-    @extend_schema(tags=TAGS, request=s.InboxAnswerSerializer,
-                   responses={200: s.InboxDetailSerializer, 409: ErrorSerializer})
+    @extend_schema(
+        tags=TAGS,
+        request=s.InboxAnswerSerializer,
+        responses={200: s.InboxDetailSerializer, 409: ErrorSerializer},
+    )
     def post(self, request, merge_id):
         """Answer a question: ``same`` merges the name into the candidate (``into``; optional
         with one candidate), ``different`` keeps them apart for good, ``unsure`` asks a
@@ -400,22 +505,28 @@ class InboxAnswerView(ApiView):
         body = s.InboxAnswerSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         try:
-            decision = inbox.answer(user=request.user, decision=decision,
-                                    answer=body.validated_data["answer"],
-                                    into=body.validated_data.get("into"), now=timezone.now())
+            decision = inbox.answer(
+                user=request.user,
+                decision=decision,
+                answer=body.validated_data["answer"],
+                into=body.validated_data.get("into"),
+                now=timezone.now(),
+            )
         except LookupError:
             raise NotFound("No such question.") from None
         except inbox.InboxError as exc:
-            raise (ValidationError({exc.field: [str(exc)]}) if exc.field
-                   else ValidationError(str(exc))) from None
+            raise (
+                ValidationError({exc.field: [str(exc)]}) if exc.field else ValidationError(str(exc))
+            ) from None
         except inbox.InboxConflict as exc:
             raise Conflict(str(exc)) from None
         return _inbox_detail(request, _inbox_item(request, decision.pk))
 
 
 class InboxUndoView(ApiView):
-    @extend_schema(tags=TAGS, request=None,
-                   responses={200: s.InboxDetailSerializer, 409: ErrorSerializer})
+    @extend_schema(
+        tags=TAGS, request=None, responses={200: s.InboxDetailSerializer, 409: ErrorSerializer}
+    )
     def post(self, request, merge_id):
         """Take back your answer: a merge is undone exactly and the question is open again.
         409 when there is nothing to undo (unanswered, or a moderator settled it since)."""
@@ -435,8 +546,11 @@ class EdgeListView(ApiMixin, ListAPIView):
     def get_queryset(self):
         return _edges(self.request.user).order_by("id")
 
-    @extend_schema(tags=TAGS, parameters=[EdgeQuerySerializer],
-                   responses={200: s.EdgeSerializer(many=True), 400: ErrorSerializer})
+    @extend_schema(
+        tags=TAGS,
+        parameters=[EdgeQuerySerializer],
+        responses={200: s.EdgeSerializer(many=True), 400: ErrorSerializer},
+    )
     def get(self, request):
         """Your memories, live ones by default; ``node`` narrows to one node's edges."""
         query = _query(EdgeQuerySerializer, request)
@@ -450,11 +564,18 @@ class EdgeListView(ApiMixin, ListAPIView):
             edges = edges.filter(superseded_by__isnull=True)
         if not query["include_dormant"]:
             sql, params = dormancy_sql(now, alias=f'"{Edge._meta.db_table}".')
-            edges = (edges.filter(dormant=False)
-                     # Generated from constants; every value is a bound parameter.
-                     .annotate(dormant_now=RawSQL(sql, params,  # noqa: S611
-                                                  output_field=BooleanField()))
-                     .filter(dormant_now=False))
+            edges = (
+                edges.filter(dormant=False)
+                # Generated from constants; every value is a bound parameter.
+                .annotate(
+                    dormant_now=RawSQL(  # noqa: S611
+                        sql,
+                        params,
+                        output_field=BooleanField(),
+                    )
+                )
+                .filter(dormant_now=False)
+            )
         page = self.paginate_queryset(edges)
         data = s.EdgeSerializer([edge_payload(e, user, now) for e in page], many=True).data
         return self.get_paginated_response(data)
@@ -486,8 +607,9 @@ class EpisodeListView(ApiMixin, ListAPIView):
     serializer_class = s.EpisodeSerializer
 
     def get_queryset(self):
-        return (Episode.objects.for_user(self.request.user)
-                .order_by(F("started_at").desc(nulls_last=True), "-id"))
+        return Episode.objects.for_user(self.request.user).order_by(
+            F("started_at").desc(nulls_last=True), "-id"
+        )
 
     @extend_schema(tags=TAGS)
     def get(self, request):
@@ -497,15 +619,17 @@ class EpisodeListView(ApiMixin, ListAPIView):
 
 
 class RecallView(ApiView):
-    @extend_schema(tags=TAGS, request=s.RecallRequestSerializer,
-                   responses={200: s.ReadRecordSerializer})
+    @extend_schema(
+        tags=TAGS, request=s.RecallRequestSerializer, responses={200: s.ReadRecordSerializer}
+    )
     def post(self, request):
         """What the assistant would recall for ``message`` right now (SPEC §6.4). Read-only:
         nothing is logged or reinforced."""
         body = s.RecallRequestSerializer(data=request.data)
         body.is_valid(raise_exception=True)
-        record = recall(user=request.user, message=body.validated_data["message"],
-                        now=timezone.now())
+        record = recall(
+            user=request.user, message=body.validated_data["message"], now=timezone.now()
+        )
         return Response(s.ReadRecordSerializer(record.to_dict()).data)
 
 
@@ -519,9 +643,11 @@ class ExportView(ApiView):
 class ImportView(ApiView):
     parser_classes = [ImportJSONParser]
 
-    @extend_schema(tags=TAGS, request=s.GraphDocumentSerializer,
-                   responses={201: s.ImportSummarySerializer, 409: ErrorSerializer,
-                              413: ErrorSerializer})
+    @extend_schema(
+        tags=TAGS,
+        request=s.GraphDocumentSerializer,
+        responses={201: s.ImportSummarySerializer, 409: ErrorSerializer, 413: ErrorSerializer},
+    )
     def post(self, request):
         """Add a ``pegasus-graph/1`` document to your graph, all or nothing. A node whose
         kind and name already exist in your graph rejects the whole file (409): merge graphs
@@ -535,8 +661,9 @@ class ImportView(ApiView):
             raise ApiError(status_code=413, code="payload_too_large", detail=str(exc)) from None
         except GraphFormatError as exc:
             raise ValidationError(str(exc)) from None
-        return Response(s.ImportSummarySerializer(summary.to_dict()).data,
-                        status=status.HTTP_201_CREATED)
+        return Response(
+            s.ImportSummarySerializer(summary.to_dict()).data, status=status.HTTP_201_CREATED
+        )
 
 
 __all__ = [

@@ -39,8 +39,11 @@ _TOKEN = re.compile(r"[^\W_]+")  # as memory.core.words: apostrophes and punctua
 
 def tokens(text: str) -> list[str]:
     """Lowercase content tokens of ``text`` in order, duplicates kept (see the module doc)."""
-    return [token for token in _TOKEN.findall(text.lower())
-            if len(token) >= 2 and token not in STOP_WORDS]
+    return [
+        token
+        for token in _TOKEN.findall(text.lower())
+        if len(token) >= 2 and token not in STOP_WORDS
+    ]
 
 
 class BM25:
@@ -59,15 +62,16 @@ class BM25:
         document_frequency: Counter[str] = Counter()
         for counts in self.frequencies:
             document_frequency.update(counts.keys())
-        self.idf = {term: math.log(1.0 + (self.n - df + 0.5) / (df + 0.5))
-                    for term, df in document_frequency.items()}
+        self.idf = {
+            term: math.log(1.0 + (self.n - df + 0.5) / (df + 0.5))
+            for term, df in document_frequency.items()
+        }
 
     def scores(self, query_terms: Iterable[str]) -> list[float]:
         out = [0.0] * self.n
         if not self.n or self.avgdl == 0:
             return out
-        norms = [self.k1 * (1.0 - self.b + self.b * length / self.avgdl)
-                 for length in self.lengths]
+        norms = [self.k1 * (1.0 - self.b + self.b * length / self.avgdl) for length in self.lengths]
         for term in dict.fromkeys(query_terms):  # distinct, in order
             idf = self.idf.get(term)
             if idf is None:
@@ -81,4 +85,4 @@ class BM25:
     def top(self, query_terms: Iterable[str], k: int) -> list[int]:
         scores = self.scores(query_terms)
         order = sorted(range(self.n), key=lambda i: (-scores[i], i))
-        return order[:max(k, 0)]
+        return order[: max(k, 0)]

@@ -26,8 +26,14 @@ HISTORY_TITLE = "bench history"
 TURNS_PER_CONVERSATION = 20
 
 
-def ensure_history(user, turns: int, *, seed: int, now: datetime,
-                   progress: Callable[[int, int], None] | None = None) -> dict | None:
+def ensure_history(
+    user,
+    turns: int,
+    *,
+    seed: int,
+    now: datetime,
+    progress: Callable[[int, int], None] | None = None,
+) -> dict | None:
     """``user``'s bench history of ``turns`` turns, built unless it already exists (then
     None); returns ``{"turns", "sentences", "seconds"}`` when built. ``progress(done,
     total)`` gets the turns indexed so far."""
@@ -43,23 +49,41 @@ def ensure_history(user, turns: int, *, seed: int, now: datetime,
     history.delete()
     rng = random.Random(seed)
     texts = synthetic.sample_messages(synthetic.names_by_kind(user), turns, rng) if turns else []
-    chunks = [texts[i:i + TURNS_PER_CONVERSATION]
-              for i in range(0, len(texts), TURNS_PER_CONVERSATION)]
+    chunks = [
+        texts[i : i + TURNS_PER_CONVERSATION] for i in range(0, len(texts), TURNS_PER_CONVERSATION)
+    ]
     done = sentences = 0
     for day, chunk in enumerate(chunks):
         start = now - timedelta(days=len(chunks) - day)
         last = start + timedelta(minutes=len(chunk))
         with transaction.atomic():
             conversation = Conversation.objects.create(
-                user=user, title=HISTORY_TITLE, incognito=False, started_at=start,
-                status=ConversationStatus.ENDED, ended_at=last, last_message_at=last)
-            Message.objects.bulk_create([
-                Message(user=user, conversation=conversation, role=Role.USER, text=text,
-                        created_at=start + timedelta(minutes=i))
-                for i, text in enumerate(chunk)])
+                user=user,
+                title=HISTORY_TITLE,
+                incognito=False,
+                started_at=start,
+                status=ConversationStatus.ENDED,
+                ended_at=last,
+                last_message_at=last,
+            )
+            Message.objects.bulk_create(
+                [
+                    Message(
+                        user=user,
+                        conversation=conversation,
+                        role=Role.USER,
+                        text=text,
+                        created_at=start + timedelta(minutes=i),
+                    )
+                    for i, text in enumerate(chunk)
+                ]
+            )
         sentences += index_conversation(user=user, conversation=conversation, now=last)
         done += len(chunk)
         if progress:
             progress(done, turns)
-    return {"turns": turns, "sentences": sentences,
-            "seconds": round(time.perf_counter() - started, 1)}
+    return {
+        "turns": turns,
+        "sentences": sentences,
+        "seconds": round(time.perf_counter() - started, 1),
+    }

@@ -85,10 +85,27 @@ _DATE = re.compile(
     r"^\s*(\d{1,2}):(\d{2})\s*([ap])\.?\s*m\.?\s+on\s+(\d{1,2})\s+([a-z]+)\.?,?\s+(\d{4})\s*$",
     re.IGNORECASE,
 )
-_MONTHS = {name: i for i, names in enumerate(
-    [("january", "jan"), ("february", "feb"), ("march", "mar"), ("april", "apr"), ("may",),
-     ("june", "jun"), ("july", "jul"), ("august", "aug"), ("september", "sep", "sept"),
-     ("october", "oct"), ("november", "nov"), ("december", "dec")], start=1) for name in names}
+_MONTHS = {
+    name: i
+    for i, names in enumerate(
+        [
+            ("january", "jan"),
+            ("february", "feb"),
+            ("march", "mar"),
+            ("april", "apr"),
+            ("may",),
+            ("june", "jun"),
+            ("july", "jul"),
+            ("august", "aug"),
+            ("september", "sep", "sept"),
+            ("october", "oct"),
+            ("november", "nov"),
+            ("december", "dec"),
+        ],
+        start=1,
+    )
+    for name in names
+}
 
 
 class LocomoFormatError(ValueError):
@@ -188,9 +205,11 @@ def _sessions(conversation: dict, where: str) -> list[Session]:
         turns = []
         for i, turn in enumerate(raw):
             if not isinstance(turn, dict) or not all(
-                    isinstance(turn.get(key), str) for key in ("speaker", "dia_id", "text")):
+                isinstance(turn.get(key), str) for key in ("speaker", "dia_id", "text")
+            ):
                 raise LocomoFormatError(
-                    f"{where}: session_{number} turn {i} needs string speaker, dia_id and text")
+                    f"{where}: session_{number} turn {i} needs string speaker, dia_id and text"
+                )
             turns.append(Turn(turn["dia_id"], turn["speaker"].strip(), turn["text"], number))
         sessions.append(Session(number, date, tuple(turns)))
     return sessions
@@ -225,14 +244,18 @@ def load_samples(data) -> list[Sample]:
                 evidence = [evidence]
             valid, skipped = parse_evidence(evidence, known)
             answer = qa.get("answer", qa.get("adversarial_answer", ""))
-            questions.append(Question(qa["question"], str(answer), category, tuple(valid),
-                                      tuple(skipped)))
-        samples.append(Sample(
-            sample_id=str(raw.get("sample_id") or f"sample-{n + 1}"),
-            speaker_a=str(conversation.get("speaker_a", "")),
-            speaker_b=str(conversation.get("speaker_b", "")),
-            sessions=tuple(sessions), questions=tuple(questions),
-        ))
+            questions.append(
+                Question(qa["question"], str(answer), category, tuple(valid), tuple(skipped))
+            )
+        samples.append(
+            Sample(
+                sample_id=str(raw.get("sample_id") or f"sample-{n + 1}"),
+                speaker_a=str(conversation.get("speaker_a", "")),
+                speaker_b=str(conversation.get("speaker_b", "")),
+                sessions=tuple(sessions),
+                questions=tuple(questions),
+            )
+        )
     return samples
 
 
@@ -314,7 +337,8 @@ def match_k(token_counts: Sequence[Sequence[float]], target: float) -> int:
     best_k, best_gap = 1, float("inf")
     for k in range(1, longest + 1):
         mean = sum(row[min(k, len(row)) - 1] if row else 0.0 for row in token_counts) / len(
-            token_counts)
+            token_counts
+        )
         gap = abs(mean - target)
         if gap <= best_gap:
             best_k, best_gap = k, gap
@@ -339,8 +363,7 @@ def sentence_units(sample: Sample) -> list[tuple[str, str]]:
         day = said_on(session.date)
         for turn in session.turns:
             for sentence in split_sentences(turn.text):
-                units.append((turn.dia_id, passage_line(Passage(0, turn.speaker, day,
-                                                                sentence))))
+                units.append((turn.dia_id, passage_line(Passage(0, turn.speaker, day, sentence))))
     return units
 
 
@@ -371,8 +394,11 @@ class DenseRanker:
         self.name = name
         self.units = list(units)
         self._encoder = embedding.get_encoder()
-        self.matrix = embedding.embed([text for _, text in self.units]) \
-            if self.units else np.zeros((0, 1), dtype=np.float32)
+        self.matrix = (
+            embedding.embed([text for _, text in self.units])
+            if self.units
+            else np.zeros((0, 1), dtype=np.float32)
+        )
 
     def rank(self, question: str) -> list[int]:
         if not len(self.matrix):
@@ -410,8 +436,13 @@ def baseline_rankers(sample: Sample) -> list:
     sentences = sentence_units(sample)
     s_lexical = LexicalRanker(sentences, "bm25-sentences")
     s_dense = DenseRanker(sentences, "dense-sentences")
-    return [lexical, dense, HybridRanker(lexical, dense),
-            s_lexical, HybridRanker(s_lexical, s_dense, "hybrid-sentences")]
+    return [
+        lexical,
+        dense,
+        HybridRanker(lexical, dense),
+        s_lexical,
+        HybridRanker(s_lexical, s_dense, "hybrid-sentences"),
+    ]
 
 
 # --- replay and reads (Django) ------------------------------------------------------------------
@@ -465,20 +496,32 @@ def replay(sample: Sample, *, user, progress: Callable[[int], None] | None = Non
         start = max(session.date, end)
         if not session.turns:
             continue
-        conversation = start_conversation(user=user, now=start, incognito=False,
-                                          title=f"{sample.sample_id} session {session.number}")
-        Message.objects.bulk_create([
-            Message(user=user, conversation=conversation, role=Role.USER, text=turn.text,
-                    speaker=turn.speaker[:100], external_id=turn.dia_id[:64],
-                    created_at=start + TURN_GAP * i)
-            for i, turn in enumerate(session.turns)
-        ])
+        conversation = start_conversation(
+            user=user,
+            now=start,
+            incognito=False,
+            title=f"{sample.sample_id} session {session.number}",
+        )
+        Message.objects.bulk_create(
+            [
+                Message(
+                    user=user,
+                    conversation=conversation,
+                    role=Role.USER,
+                    text=turn.text,
+                    speaker=turn.speaker[:100],
+                    external_id=turn.dia_id[:64],
+                    created_at=start + TURN_GAP * i,
+                )
+                for i, turn in enumerate(session.turns)
+            ]
+        )
         last = start + TURN_GAP * (len(session.turns) - 1)
         end = last + TURN_GAP
         Conversation.objects.for_user(user).filter(pk=conversation.pk).update(
-            status=ConversationStatus.ENDED, ended_at=end, last_message_at=last)
-        episode = schedule_extraction(user=user, conversation=conversation, now=end,
-                                      enqueue=False)
+            status=ConversationStatus.ENDED, ended_at=end, last_message_at=last
+        )
+        episode = schedule_extraction(user=user, conversation=conversation, now=end, enqueue=False)
         extract_episode(episode_id=episode.pk, now=end)
         done += len(session.turns)
         if progress:
@@ -506,15 +549,22 @@ def snippet_sources(user) -> tuple[dict[int, str], dict[int, str]]:
     from chat.models import Message
     from memory.models import Edge
 
-    edges = {pk: dia for pk, dia in Edge.objects.for_user(user)
-             .values_list("pk", "snippet__message__external_id") if dia}
-    messages = dict(Message.objects.for_user(user).exclude(external_id="")
-                    .values_list("pk", "external_id"))
+    edges = {
+        pk: dia
+        for pk, dia in Edge.objects.for_user(user).values_list(
+            "pk", "snippet__message__external_id"
+        )
+        if dia
+    }
+    messages = dict(
+        Message.objects.for_user(user).exclude(external_id="").values_list("pk", "external_id")
+    )
     return edges, messages
 
 
-def ask(sample: Sample, question: Question, *, user, now: datetime, options, sources,
-        rankers: Sequence) -> Asked:
+def ask(
+    sample: Sample, question: Question, *, user, now: datetime, options, sources, rankers: Sequence
+) -> Asked:
     """Run the Read and every baseline ranking for one question."""
     from memory.services.read import recall
 
@@ -524,13 +574,21 @@ def ask(sample: Sample, question: Question, *, user, now: datetime, options, sou
     edges, messages = sources
     injected = []
     for snippet in record.context_snippets:
-        source = messages.get(snippet.get("message")) if snippet.get("message") else \
-            edges.get(snippet.get("edge"))
+        source = (
+            messages.get(snippet.get("message"))
+            if snippet.get("message")
+            else edges.get(snippet.get("edge"))
+        )
         injected.append((source, snippet["text"]))
     turns = sample.turns
-    asked = Asked(sample.sample_id, question, covered_turns(injected, turns),
-                  count_tokens(record.text), pegasus_ms,
-                  full_tokens=count_tokens(render_turns(turns)))
+    asked = Asked(
+        sample.sample_id,
+        question,
+        covered_turns(injected, turns),
+        count_tokens(record.text),
+        pegasus_ms,
+        full_tokens=count_tokens(render_turns(turns)),
+    )
     for ranker in rankers:
         started = time.perf_counter()
         order = ranker.rank(question.question)
@@ -578,22 +636,36 @@ def graph_stats(sample: Sample, *, user) -> GraphStats:
     evidence = {dia for q in sample.questions if q.scored for dia in q.evidence}
     cited: set[str] = set()
     dated: set[str] = set()
-    for dia, occurred in (Snippet.objects.for_user(user).exclude(message__isnull=True)
-                          .values_list("message__external_id", "occurred")):
+    for dia, occurred in (
+        Snippet.objects.for_user(user)
+        .exclude(message__isnull=True)
+        .values_list("message__external_id", "occurred")
+    ):
         cited.add(dia)
         if occurred:
             dated.add(dia)
-    persons = sorted(Node.objects.for_user(user).filter(kind="PERSON")
-                     .values_list("name", flat=True))
-    dates = {turn.dia_id: session.date.date() for session in sample.sessions
-             for turn in session.turns}
-    timed = {turn.dia_id for turn in sample.turns
-             if turn.dia_id in evidence and resolve_occurred(turn.text, dates[turn.dia_id])}
+    persons = sorted(
+        Node.objects.for_user(user).filter(kind="PERSON").values_list("name", flat=True)
+    )
+    dates = {
+        turn.dia_id: session.date.date() for session in sample.sessions for turn in session.turns
+    }
+    timed = {
+        turn.dia_id
+        for turn in sample.turns
+        if turn.dia_id in evidence and resolve_occurred(turn.text, dates[turn.dia_id])
+    }
     return GraphStats(
-        turns=len(sample.turns), nodes=Node.objects.for_user(user).count(),
-        edges=Edge.objects.for_user(user).count(), evidence=evidence, cited=cited,
-        persons=persons, suspect_persons=[name for name in persons if common_word(name)],
-        timed=timed, dated=dated & timed)
+        turns=len(sample.turns),
+        nodes=Node.objects.for_user(user).count(),
+        edges=Edge.objects.for_user(user).count(),
+        evidence=evidence,
+        cited=cited,
+        persons=persons,
+        suspect_persons=[name for name in persons if common_word(name)],
+        timed=timed,
+        dated=dated & timed,
+    )
 
 
 def graph_report(stats: Sequence[GraphStats]) -> dict:
@@ -612,10 +684,12 @@ def graph_report(stats: Sequence[GraphStats]) -> dict:
         "person_nodes": persons,
         "suspect_person_nodes": suspects,
         "suspect_person_share": round(sum(len(s.suspect_persons) for s in stats) / persons, 4)
-        if persons else 0.0,
+        if persons
+        else 0.0,
         "timed_evidence_turns": timed,
         "timed_evidence_dated": round(sum(len(s.dated & s.cited) for s in stats) / timed, 4)
-        if timed else 0.0,
+        if timed
+        else 0.0,
     }
 
 
@@ -632,39 +706,60 @@ def _stats(recalls: list[float], tokens: list[float], ms: list[float]) -> dict:
     }
 
 
-def systems_table(asked: list[Asked], *, k_match: dict[str, int],
-                  turn_tokens: dict[tuple[str, str], float]) -> dict:
+def systems_table(
+    asked: list[Asked], *, k_match: dict[str, int], turn_tokens: dict[tuple[str, str], float]
+) -> dict:
     """The ``{"pegasus": {...}, "bm25@5": {...}, ..., "full_context": {"tokens"}}`` block over
     ``asked`` (one category or all)."""
-    table = {"pegasus": _stats(
-        [evidence_recall(a.question.evidence, a.pegasus_covered) for a in asked],
-        [a.pegasus_tokens for a in asked], [a.pegasus_ms for a in asked])}
+    table = {
+        "pegasus": _stats(
+            [evidence_recall(a.question.evidence, a.pegasus_covered) for a in asked],
+            [a.pegasus_tokens for a in asked],
+            [a.pegasus_ms for a in asked],
+        )
+    }
     for system in ("bm25", "dense", "hybrid"):
         if not all(system in a.rankings for a in asked):
             continue
-        labels = (("match", k_match[system]),) if system == "hybrid" else (
-            ("5", 5), ("10", 10), ("match", k_match[system]))
+        labels = (
+            (("match", k_match[system]),)
+            if system == "hybrid"
+            else (("5", 5), ("10", 10), ("match", k_match[system]))
+        )
         for label, k in labels:
             tops = [a.rankings[system][:k] for a in asked]
             table[f"{system}@{label}"] = _stats(
-                [evidence_recall(a.question.evidence, set(top)) for a, top in zip(asked, tops,
-                                                                                 strict=True)],
-                [sum(turn_tokens[(a.sample, dia)] for dia in top)
-                 for a, top in zip(asked, tops, strict=True)],
-                [a.ranking_ms[system] for a in asked])
+                [
+                    evidence_recall(a.question.evidence, set(top))
+                    for a, top in zip(asked, tops, strict=True)
+                ],
+                [
+                    sum(turn_tokens[(a.sample, dia)] for dia in top)
+                    for a, top in zip(asked, tops, strict=True)
+                ],
+                [a.ranking_ms[system] for a in asked],
+            )
     for system in PACKED:
         if asked and all(system in a.packed for a in asked):
             table[f"{system}@match"] = _stats(
                 [evidence_recall(a.question.evidence, a.packed[system][0]) for a in asked],
-                [a.packed[system][1] for a in asked], [a.ranking_ms[system] for a in asked])
+                [a.packed[system][1] for a in asked],
+                [a.ranking_ms[system] for a in asked],
+            )
     n = len(asked)
-    table["full_context"] = {"tokens": round(sum(a.full_tokens for a in asked) / n, 1)
-                             if n else 0.0}
+    table["full_context"] = {
+        "tokens": round(sum(a.full_tokens for a in asked) / n, 1) if n else 0.0
+    }
     return table
 
 
-def report(asked: list[Asked], samples: Sequence[Sample], *, skipped_evidence: int,
-           graph: Sequence[GraphStats] = ()) -> dict:
+def report(
+    asked: list[Asked],
+    samples: Sequence[Sample],
+    *,
+    skipped_evidence: int,
+    graph: Sequence[GraphStats] = (),
+) -> dict:
     """The ``--json`` object: systems overall, by category (with the overall ``@match`` k),
     the number of scored questions and of skipped evidence ids, and the graph block."""
     tokens = turn_tokens(samples)
@@ -684,8 +779,11 @@ def report(asked: list[Asked], samples: Sequence[Sample], *, skipped_evidence: i
 
 
 def turn_tokens(samples: Sequence[Sample]) -> dict[tuple[str, str], float]:
-    return {(sample.sample_id, turn.dia_id): count_tokens(render_turns([turn]))
-            for sample in samples for turn in sample.turns}
+    return {
+        (sample.sample_id, turn.dia_id): count_tokens(render_turns([turn]))
+        for sample in samples
+        for turn in sample.turns
+    }
 
 
 def match_ks(asked: list[Asked], tokens: dict[tuple[str, str], float]) -> dict[str, int]:

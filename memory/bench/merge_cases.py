@@ -62,8 +62,10 @@ def load_cases(data) -> list[dict]:
             if not (isinstance(expect, str) and expect.startswith("merge:")):
                 raise CaseError(f"{where}: {e['name']!r} needs expect = merge:<name> | new | held")
             if normalise_name(expect[6:]) not in names:
-                raise CaseError(f"{where}: {e['name']!r} expects a merge into "
-                                f"{expect[6:]!r}, which is not in the graph")
+                raise CaseError(
+                    f"{where}: {e['name']!r} expects a merge into "
+                    f"{expect[6:]!r}, which is not in the graph"
+                )
     return cases
 
 
@@ -71,13 +73,27 @@ def _batch(entities: list[dict], prefix: str) -> dict:
     out, relations = [], []
     for i, e in enumerate(entities):
         ref = f"{prefix}{i}"
-        out.append({"ref": ref, "kind": e.get("kind", "PERSON"), "name": e["name"],
-                    "aliases": list(e.get("aliases", [])),
-                    "properties": dict(e.get("properties") or {}), "confidence": 0.9})
+        out.append(
+            {
+                "ref": ref,
+                "kind": e.get("kind", "PERSON"),
+                "name": e["name"],
+                "aliases": list(e.get("aliases", [])),
+                "properties": dict(e.get("properties") or {}),
+                "confidence": 0.9,
+            }
+        )
         labels = e.get("self") or []
         for label in [labels] if isinstance(labels, str) else labels:
-            relations.append({"source": "user", "relation": label, "target": ref,
-                              "snippet": f"({label.lower()} {e['name']})", "confidence": 0.9})
+            relations.append(
+                {
+                    "source": "user",
+                    "relation": label,
+                    "target": ref,
+                    "snippet": f"({label.lower()} {e['name']})",
+                    "confidence": 0.9,
+                }
+            )
     return {"format": "pegasus-batch/1", "entities": out, "relations": relations}
 
 
@@ -96,8 +112,10 @@ def run_case(case: dict, username: str) -> list[dict]:
             commit_batch(user=user, batch=_batch(case["graph"], "g"), now=T0)
             seeded = {n.pk: n for n in Node.objects.for_user(user).filter(is_self=False)}
             if len(seeded) < len(case["graph"]):
-                raise CaseError(f"case {case['id']}: its graph did not write as "
-                                f"{len(case['graph'])} separate nodes")
+                raise CaseError(
+                    f"case {case['id']}: its graph did not write as "
+                    f"{len(case['graph'])} separate nodes"
+                )
             summary = commit_batch(user=user, batch=_batch(case["incoming"], "i"), now=T1)
             held = {normalise_name(h["name"]) for h in summary.held}
             merged = {normalise_name(m["name"]): m["into"] for m in summary.merged}
@@ -109,11 +127,19 @@ def run_case(case: dict, username: str) -> list[dict]:
                 elif norm in merged:
                     got = f"merge:{merged[norm]}"
                 else:  # an exact or known-alias match records nothing: find the node
-                    into = next((n for n in seeded.values() if n.kind == kind and norm in {
-                        normalise_name(f) for f in [n.name, *n.aliases]}), None)
+                    into = next(
+                        (
+                            n
+                            for n in seeded.values()
+                            if n.kind == kind
+                            and norm in {normalise_name(f) for f in [n.name, *n.aliases]}
+                        ),
+                        None,
+                    )
                     got = f"merge:{into.name}" if into is not None else "new"
-                results.append({"case": case["id"], "name": e["name"], "expect": e["expect"],
-                                "got": got})
+                results.append(
+                    {"case": case["id"], "name": e["name"], "expect": e["expect"], "got": got}
+                )
             raise _Rollback
     except _Rollback:
         pass
@@ -130,8 +156,11 @@ class Scores:
         rows = self.results
 
         def same(a: str, b: str) -> bool:
-            return a.startswith("merge:") and b.startswith("merge:") and (
-                normalise_name(a[6:]) == normalise_name(b[6:]))
+            return (
+                a.startswith("merge:")
+                and b.startswith("merge:")
+                and (normalise_name(a[6:]) == normalise_name(b[6:]))
+            )
 
         auto = [r for r in rows if r["got"].startswith("merge:")]
         correct = [r for r in auto if same(r["got"], r["expect"])]
@@ -161,8 +190,9 @@ class Scores:
         }
 
 
-def run_cases(cases: list[dict], *, run_id: str,
-              progress: Callable[[int, int], None] | None = None) -> Scores:
+def run_cases(
+    cases: list[dict], *, run_id: str, progress: Callable[[int, int], None] | None = None
+) -> Scores:
     """Replay every case in order; ``progress(done, total)`` after each. A KeyboardInterrupt
     stops between cases (the current case's work is rolled back) and re-raises with the
     partial scores attached as ``exc.scores``."""

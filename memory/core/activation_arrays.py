@@ -87,8 +87,9 @@ def spread_arrays(
     weight = np.where((weight > 0) & (source != target), weight, 0.0)
     # Summed per node in edge order, source end before target end — the order in which the
     # dict version adds them, so degrees agree bit for bit.
-    degree = np.bincount(_interleave(source, target), weights=_interleave(weight, weight),
-                         minlength=n_nodes)
+    degree = np.bincount(
+        _interleave(source, target), weights=_interleave(weight, weight), minlength=n_nodes
+    )
 
     seed = np.zeros(n_nodes, dtype=bool)
     seed[np.asarray(seeds, dtype=np.int64)] = True
@@ -108,10 +109,12 @@ def spread_arrays(
             # The same expression, in the same order, as the dict version's ``contrib``.
             out_fwd = sending[source] * weight / degree[source] * factor
             out_rev = sending[target] * weight / degree[target] * factor
-        out_fwd = np.where((sending[source] > 0) & (degree[source] > 0) & (out_fwd > 0),
-                           out_fwd, 0.0)
-        out_rev = np.where((sending[target] > 0) & (degree[target] > 0) & (out_rev > 0),
-                           out_rev, 0.0)
+        out_fwd = np.where(
+            (sending[source] > 0) & (degree[source] > 0) & (out_fwd > 0), out_fwd, 0.0
+        )
+        out_rev = np.where(
+            (sending[target] > 0) & (degree[target] > 0) & (out_rev > 0), out_rev, 0.0
+        )
         crossed |= (out_fwd > 0) | (out_rev > 0)
         got_fwd = np.bincount(target, weights=out_fwd, minlength=n_nodes)
         got_rev = np.bincount(source, weights=out_rev, minlength=n_nodes)
@@ -122,8 +125,14 @@ def spread_arrays(
         hop = np.where((hop < 0) & (received > 0), wave, hop)
         sending = received
 
-    return SpreadArrays(score=score, forward_in=forward_in, reverse_in=reverse_in, hop=hop,
-                        seed=seed, crossed=crossed)
+    return SpreadArrays(
+        score=score,
+        forward_in=forward_in,
+        reverse_in=reverse_in,
+        hop=hop,
+        seed=seed,
+        crossed=crossed,
+    )
 
 
 def co_episode_gainers(

@@ -136,22 +136,41 @@ def resolve_date(text: str, today: date) -> date | None:
     return None
 
 
-
 # --- when a stated event happened -------------------------------------------------------------
 
-_SEASONS = {"spring": (3, 5), "summer": (6, 8), "autumn": (9, 11), "fall": (9, 11),
-            "winter": (12, 2)}
-_NUMBER = (r"(\d+|an?|one|two|three|four|five|six|seven|eight|nine|ten|a\s+couple\s+of|"
-           r"a\s+few|few|couple\s+of)")
+_SEASONS = {
+    "spring": (3, 5),
+    "summer": (6, 8),
+    "autumn": (9, 11),
+    "fall": (9, 11),
+    "winter": (12, 2),
+}
+_NUMBER = (
+    r"(\d+|an?|one|two|three|four|five|six|seven|eight|nine|ten|a\s+couple\s+of|"
+    r"a\s+few|few|couple\s+of)"
+)
 _AGO = re.compile(_NUMBER + r"\s+(day|week|month|year)s?\s+ago\b")
 _LAST_PERIOD = re.compile(r"\b(last|past|previous|next|this|coming)\s+(week(?:end)?|month|year)\b")
-_LAST_WEEKDAY = re.compile(r"\b(last|next|this|on|coming)\s+(" + "|".join(
-    _WEEKDAYS) + r"|mon|tues?|wed|thurs?|fri|sat|sun)\b")
+_LAST_WEEKDAY = re.compile(
+    r"\b(last|next|this|on|coming)\s+("
+    + "|".join(_WEEKDAYS)
+    + r"|mon|tues?|wed|thurs?|fri|sat|sun)\b"
+)
 _SEASON = re.compile(r"\b(last|this|next)\s+(spring|summer|autumn|fall|winter)\b")
 _IN_MONTH = re.compile(rf"\b(?:in|since|during|last|this|next|early|late|mid-?)\s+({_MONTH_RE})\b")
 _IN_YEAR = re.compile(r"\b(?:in|since|back in)\s+((?:19|20)\d{2})\b")
-_SHORT_DAYS = {"mon": 0, "tue": 1, "tues": 1, "wed": 2, "thu": 3, "thur": 3, "thurs": 3,
-               "fri": 4, "sat": 5, "sun": 6}
+_SHORT_DAYS = {
+    "mon": 0,
+    "tue": 1,
+    "tues": 1,
+    "wed": 2,
+    "thu": 3,
+    "thur": 3,
+    "thurs": 3,
+    "fri": 4,
+    "sat": 5,
+    "sun": 6,
+}
 
 
 def _count(text: str) -> int:
@@ -200,8 +219,11 @@ def resolve_occurred(text: str, today: date, *, future: bool = False) -> str:
     month_day = _MONTH_DAY.search(t)
     day_month = _DAY_MONTH.search(t)
     if month_day or day_month:
-        month, number = ((_MONTHS[month_day[1]], int(month_day[2])) if month_day
-                         else (_MONTHS[day_month[2]], int(day_month[1])))  # type: ignore[index]
+        month, number = (
+            (_MONTHS[month_day[1]], int(month_day[2]))
+            if month_day
+            else (_MONTHS[day_month[2]], int(day_month[1]))
+        )  # type: ignore[index]
         year_m = re.search(rf"{number}(?:st|nd|rd|th)?,?\s+(?:of\s+)?\w*,?\s*((?:19|20)\d{{2}})", t)
         try:
             found = date(int(year_m[1]) if year_m else today.year, month, number)
@@ -246,8 +268,9 @@ def resolve_occurred(text: str, today: date, *, future: bool = False) -> str:
         return _day(today + timedelta(days=ahead))
     if m := _LAST_PERIOD.search(t):
         word, unit = m[1], m[2]
-        step = -1 if word in {"last", "past", "previous"} else (1 if word in {
-            "next", "coming"} else 0)
+        step = (
+            -1 if word in {"last", "past", "previous"} else (1 if word in {"next", "coming"} else 0)
+        )
         if unit.startswith("week"):
             monday = today - timedelta(days=today.weekday()) + timedelta(weeks=step)
             if unit == "weekend":

@@ -117,14 +117,20 @@ def memory_lines(
         if edge.source in fired and edge.target in fired:
             by_id.setdefault(edge.id, edge)
     ordered = sorted(by_id.values(), key=lambda e: (-e.strength, e.id))
-    return [(e.id, memory_line(names[e.source], e.relation, names[e.target],
-                               e.occurred if dated else "")) for e in ordered]
+    return [
+        (
+            e.id,
+            memory_line(names[e.source], e.relation, names[e.target], e.occurred if dated else ""),
+        )
+        for e in ordered
+    ]
 
 
 def memory_line(source: str, relation: str, target: str, occurred: str = "") -> str:
     """``Source -[RELATION]-> Target``, with `` (occurred)`` when a date is given."""
-    return (f"{_arrowless(source)} -[{relation}]-> {_arrowless(target)}"
-            + (f" ({occurred})" if occurred else ""))
+    return f"{_arrowless(source)} -[{relation}]-> {_arrowless(target)}" + (
+        f" ({occurred})" if occurred else ""
+    )
 
 
 def _arrowless(name: str) -> str:

@@ -61,10 +61,10 @@ def split_sentences(text: str) -> list[str]:
     for line in text.splitlines():
         start = 0
         for match in _BOUNDARY.finditer(line):
-            words = line[start:match.end()].split()
+            words = line[start : match.end()].split()
             if match.group(0) == "." and words and words[-1][:-1].lower() in _TITLES:
                 continue
-            piece = line[start:match.end()].strip()
+            piece = line[start : match.end()].strip()
             if piece:
                 out.append(piece)
             start = match.end()
@@ -92,8 +92,9 @@ class LexicalIndex:
     query's distinct terms, so a Read costs O(postings of its words), not O(passages).
     """
 
-    def __init__(self, documents: Sequence[Sequence[str]], *, k1: float = BM25_K1,
-                 b: float = BM25_B):
+    def __init__(
+        self, documents: Sequence[Sequence[str]], *, k1: float = BM25_K1, b: float = BM25_B
+    ):
         self.n = len(documents)
         lengths = np.fromiter((len(d) for d in documents), dtype=np.float64, count=self.n)
         avgdl = float(lengths.mean()) if self.n and lengths.sum() else 1.0
@@ -105,12 +106,15 @@ class LexicalIndex:
                 ids.append(i)
                 weights.append(f * (k1 + 1.0) / (f + norms[i]))
         self._k1 = k1
-        self._idf = {term: math.log(1.0 + (self.n - len(ids) + 0.5) / (len(ids) + 0.5))
-                     for term, (ids, _) in postings.items()}
+        self._idf = {
+            term: math.log(1.0 + (self.n - len(ids) + 0.5) / (len(ids) + 0.5))
+            for term, (ids, _) in postings.items()
+        }
         self._postings = {
-            term: (np.asarray(ids, dtype=np.int64),
-                   np.asarray(weights) * math.log(1.0 + (self.n - len(ids) + 0.5)
-                                                  / (len(ids) + 0.5)))
+            term: (
+                np.asarray(ids, dtype=np.int64),
+                np.asarray(weights) * math.log(1.0 + (self.n - len(ids) + 0.5) / (len(ids) + 0.5)),
+            )
             for term, (ids, weights) in postings.items()
         }
 
@@ -129,8 +133,14 @@ class LexicalIndex:
         return out
 
 
-def hybrid_scores(dense: np.ndarray, lexical: np.ndarray, *, lexical_weight: float,
-                  scale: float | None = None, boost: np.ndarray | None = None) -> np.ndarray:
+def hybrid_scores(
+    dense: np.ndarray,
+    lexical: np.ndarray,
+    *,
+    lexical_weight: float,
+    scale: float | None = None,
+    boost: np.ndarray | None = None,
+) -> np.ndarray:
     """``dense + lexical_weight · lexical / scale (+ boost)`` per passage.
 
     ``dense``: cosine of the message and each passage (unit vectors), in [−1, 1]; ``lexical``:
@@ -147,10 +157,18 @@ def hybrid_scores(dense: np.ndarray, lexical: np.ndarray, *, lexical_weight: flo
     return out
 
 
-def select_passages(scores: np.ndarray, texts: Sequence[str], *, limit: int, threshold: float,
-                    exclude: Sequence[str] = (), allowed: np.ndarray | None = None,
-                    groups: Sequence[int] | None = None, per_group: int = 0,
-                    instead: Sequence[int] | None = None) -> list[int]:
+def select_passages(
+    scores: np.ndarray,
+    texts: Sequence[str],
+    *,
+    limit: int,
+    threshold: float,
+    exclude: Sequence[str] = (),
+    allowed: np.ndarray | None = None,
+    groups: Sequence[int] | None = None,
+    per_group: int = 0,
+    instead: Sequence[int] | None = None,
+) -> list[int]:
     """Indexes of the best passages: score ≥ ``threshold``, at most ``limit``, best first
     (ties: lower index first), white-space-normalised text not already in ``exclude`` (the
     graph's snippets) nor taken; ``allowed`` masks out passages (e.g. the current
@@ -215,8 +233,9 @@ def passage_line(passage: Passage) -> str:
     return f"- {who}, {passage.said_on}: {text}"
 
 
-def format_with_passages(lines: Sequence[str], snippets: Sequence[str],
-                         passages: Sequence[Passage]) -> str:
+def format_with_passages(
+    lines: Sequence[str], snippets: Sequence[str], passages: Sequence[Passage]
+) -> str:
     """``memory.core.injection.format_block`` with one ``passage_line`` per passage appended
     inside ``[CONTEXT]``, after the graph's snippets; ``""`` when all three are empty."""
     block = format_block(lines, snippets)
@@ -277,8 +296,11 @@ def name_form(text: str) -> str:
 def word_ngrams(text: str, longest: int) -> set[str]:
     """Every run of 1 to ``longest`` consecutive words of ``text`` in ``name_form``."""
     words = _WORD.findall(text.casefold())
-    return {" ".join(words[i:i + n]) for n in range(1, max(longest, 0) + 1)
-            for i in range(len(words) - n + 1)}
+    return {
+        " ".join(words[i : i + n])
+        for n in range(1, max(longest, 0) + 1)
+        for i in range(len(words) - n + 1)
+    }
 
 
 _WORD = re.compile(r"\w+")
@@ -320,7 +342,8 @@ class Forgotten:
             return True
         return bool(self.name_digests) and any(
             self.digest(gram) in self.name_digests
-            for gram in word_ngrams(sentence, self.name_words))
+            for gram in word_ngrams(sentence, self.name_words)
+        )
 
 
 def forgotten_from_corrections(rows: Iterable[tuple[str, dict]]) -> Forgotten:
@@ -343,8 +366,7 @@ ASSISTANT_SPEAKER = "assistant"
 """The speaker recorded for a reply the model wrote."""
 
 
-def message_sentences(messages: Iterable[tuple], forgotten: Forgotten | None = None
-                      ) -> list[tuple]:
+def message_sentences(messages: Iterable[tuple], forgotten: Forgotten | None = None) -> list[tuple]:
     """The sentences to store for ``messages``: ``(message_id, role, speaker, offline, text,
     said_at)`` tuples in conversation order → ``(message_id, speaker, role, said_at,
     position, sentence, terms)`` tuples.
@@ -367,6 +389,15 @@ def message_sentences(messages: Iterable[tuple], forgotten: Forgotten | None = N
             terms = len(lexical_terms(sentence))
             if not terms or (forgotten is not None and forgotten.matches(sentence)):
                 continue
-            out.append((message_id, speaker, role, said_at, min(position, 32767), sentence,
-                        min(terms, 32767)))
+            out.append(
+                (
+                    message_id,
+                    speaker,
+                    role,
+                    said_at,
+                    min(position, 32767),
+                    sentence,
+                    min(terms, 32767),
+                )
+            )
     return out

@@ -91,8 +91,13 @@ def _overlaps(a: tuple[date, date], b: tuple[date, date]) -> bool:
     return a[0] <= b[1] and b[0] <= a[1]
 
 
-def fuse(lists: dict[str, Sequence[Candidate]], *, window: tuple[date, date] | None = None,
-         k: int = RRF_K, weights: dict[str, float] | None = None) -> list[Candidate]:
+def fuse(
+    lists: dict[str, Sequence[Candidate]],
+    *,
+    window: tuple[date, date] | None = None,
+    k: int = RRF_K,
+    weights: dict[str, float] | None = None,
+) -> list[Candidate]:
     """Fuse ranked candidate lists (name → best first) into one list, best first.
 
     Every candidate gets ``Σ weight / (k + rank)`` over the lists it appears in (``weights``:
@@ -113,8 +118,10 @@ def fuse(lists: dict[str, Sequence[Candidate]], *, window: tuple[date, date] | N
                 # One sentence often justifies several edges: keep every memory line it backs.
                 kept.lines += tuple(line for line in candidate.lines if line not in kept.lines)
                 if kept.claim is None and candidate.claim is not None:
-                    kept.claim, kept.occurred = candidate.claim, (
-                        candidate.occurred or kept.occurred)
+                    kept.claim, kept.occurred = (
+                        candidate.claim,
+                        (candidate.occurred or kept.occurred),
+                    )
             if name not in kept.ranks:
                 kept.ranks[name] = rank
                 kept.score += (weights or {}).get(name, 1.0) / (k + rank)

@@ -266,8 +266,9 @@ class KeyLexicon:
             return []
         from rapidfuzz import fuzz, process
 
-        found = process.extractOne(word, self.vocabulary, scorer=fuzz.ratio,
-                                   score_cutoff=FUZZY_CUTOFF)
+        found = process.extractOne(
+            word, self.vocabulary, scorer=fuzz.ratio, score_cutoff=FUZZY_CUTOFF
+        )
         if found is None:
             return []
         similarity = LEXICAL_TOKEN * found[1] / 100.0
@@ -305,6 +306,9 @@ def precise_seed_keys(
         if best < threshold:
             continue
         order = np.argsort(-line, kind="stable")[:per_word]
-        hits.extend((word, int(key_ids[c]), float(line[c])) for c in order.tolist()
-                    if line[c] >= threshold and line[c] >= best - near)
+        hits.extend(
+            (word, int(key_ids[c]), float(line[c]))
+            for c in order.tolist()
+            if line[c] >= threshold and line[c] >= best - near
+        )
     return hits

@@ -193,7 +193,6 @@ TOOLS: list[dict[str, Any]] = [
 ]
 
 
-
 def _quote(text: str) -> str:
     """Data placed between our tags cannot open or close them, look-alike spellings included
     (``memory.core.injection.neutralise_tags``); the text is otherwise verbatim."""

@@ -22,8 +22,9 @@ class Correction(models.Model):
     ``before`` so the history says what was forgotten.
     """
 
-    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE,
-                             related_name="memory_corrections")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="memory_corrections"
+    )
     action = models.CharField(max_length=16, choices=CorrectionAction.choices)
     target_type = models.CharField(max_length=8)
     target_id = models.BigIntegerField()

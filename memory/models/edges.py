@@ -36,28 +36,37 @@ class Edge(models.Model):
     is derived (``memory.core.decay.strength_at``), so decay never loses information.
     """
 
-    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE,
-                             related_name="memory_edges")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="memory_edges"
+    )
     source = models.ForeignKey("memory.Node", on_delete=models.CASCADE, related_name="out_edges")
     relation = models.CharField(max_length=64)
     target = models.ForeignKey("memory.Node", on_delete=models.CASCADE, related_name="in_edges")
     strength_at_touch = models.FloatField(default=100.0)
     last_touched_at = models.DateTimeField()
     confidence = models.FloatField(default=0.5)
-    stability = models.CharField(max_length=16, choices=Stability.choices,
-                                 default=Stability.STABLE)
-    cardinality = models.CharField(max_length=16, choices=Cardinality.choices,
-                                   default=Cardinality.ONE_TO_MANY)
+    stability = models.CharField(max_length=16, choices=Stability.choices, default=Stability.STABLE)
+    cardinality = models.CharField(
+        max_length=16, choices=Cardinality.choices, default=Cardinality.ONE_TO_MANY
+    )
     expires_at = models.DateTimeField(null=True, blank=True)
     dormant = models.BooleanField(default=False)
-    superseded_by = models.ForeignKey("self", null=True, blank=True, on_delete=models.SET_NULL,
-                                      related_name="supersedes")
-    snippet = models.ForeignKey("memory.Snippet", null=True, blank=True,
-                                on_delete=models.SET_NULL, related_name="+")
-    episodes = models.ManyToManyField("memory.Episode", through="memory.EdgeEpisode",
-                                      related_name="edges", blank=True)
-    occurred = models.CharField(max_length=21, blank=True, default="", db_default="",
-                                help_text="when it happened, from its latest dated sighting")
+    superseded_by = models.ForeignKey(
+        "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="supersedes"
+    )
+    snippet = models.ForeignKey(
+        "memory.Snippet", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    episodes = models.ManyToManyField(
+        "memory.Episode", through="memory.EdgeEpisode", related_name="edges", blank=True
+    )
+    occurred = models.CharField(
+        max_length=21,
+        blank=True,
+        default="",
+        db_default="",
+        help_text="when it happened, from its latest dated sighting",
+    )
     created_at = models.DateTimeField()
 
     objects = EdgeQuerySet.as_manager()
@@ -70,25 +79,30 @@ class Edge(models.Model):
                 condition=Q(superseded_by__isnull=True),
                 name="edge_one_live_per_claim",
             ),
-            models.CheckConstraint(condition=Q(relation__regex=RELATION_PATTERN),
-                                   name="edge_relation_label"),
+            models.CheckConstraint(
+                condition=Q(relation__regex=RELATION_PATTERN), name="edge_relation_label"
+            ),
             models.CheckConstraint(
                 condition=Q(strength_at_touch__gte=0) & Q(strength_at_touch__lte=100),
                 name="edge_strength_0_100",
             ),
-            models.CheckConstraint(condition=Q(confidence__gte=0) & Q(confidence__lte=1),
-                                   name="edge_confidence_0_1"),
+            models.CheckConstraint(
+                condition=Q(confidence__gte=0) & Q(confidence__lte=1), name="edge_confidence_0_1"
+            ),
             models.CheckConstraint(
                 condition=Q(expires_at__isnull=True)
                 | Q(stability__in=[Stability.TIME_BOUND, Stability.EPHEMERAL]),
                 name="edge_expiry_only_temporary",
             ),
-            models.CheckConstraint(condition=Q(stability__in=Stability.values),
-                                   name="edge_stability_valid"),
-            models.CheckConstraint(condition=Q(cardinality__in=Cardinality.values),
-                                   name="edge_cardinality_valid"),
-            models.CheckConstraint(condition=Q(occurred__regex=OCCURRED_PATTERN),
-                                   name="edge_occurred_format"),
+            models.CheckConstraint(
+                condition=Q(stability__in=Stability.values), name="edge_stability_valid"
+            ),
+            models.CheckConstraint(
+                condition=Q(cardinality__in=Cardinality.values), name="edge_cardinality_valid"
+            ),
+            models.CheckConstraint(
+                condition=Q(occurred__regex=OCCURRED_PATTERN), name="edge_occurred_format"
+            ),
         ]
         indexes = [
             models.Index(fields=["user", "source"], name="edge_user_source"),
@@ -105,14 +119,16 @@ class EdgeEpisode(models.Model):
 
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
     edge = models.ForeignKey(Edge, on_delete=models.CASCADE, related_name="edge_episodes")
-    episode = models.ForeignKey("memory.Episode", on_delete=models.CASCADE,
-                                related_name="edge_episodes")
+    episode = models.ForeignKey(
+        "memory.Episode", on_delete=models.CASCADE, related_name="edge_episodes"
+    )
 
     objects = OwnedQuerySet.as_manager()
 
     class Meta:
-        constraints = [models.UniqueConstraint(fields=["edge", "episode"],
-                                               name="edge_episode_once")]
+        constraints = [
+            models.UniqueConstraint(fields=["edge", "episode"], name="edge_episode_once")
+        ]
         indexes = [models.Index(fields=["user", "episode"], name="edge_episode_user_episode")]
 
     def __str__(self) -> str:

@@ -17,17 +17,24 @@ class ExtractionStatus(models.TextChoices):
 class Episode(models.Model):
     """Everything learned in one conversation, and the state of its extraction job."""
 
-    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE,
-                             related_name="memory_episodes")
-    conversation = models.OneToOneField("chat.Conversation", null=True, blank=True,
-                                        on_delete=models.SET_NULL, related_name="episode")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="memory_episodes"
+    )
+    conversation = models.OneToOneField(
+        "chat.Conversation",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="episode",
+    )
     summary = models.TextField(blank=True)
     importance = models.FloatField(default=0.5)
     tags = ArrayField(models.CharField(max_length=64), default=list, blank=True)
     started_at = models.DateTimeField(null=True, blank=True)
     ended_at = models.DateTimeField(null=True, blank=True)
-    status = models.CharField(max_length=16, choices=ExtractionStatus.choices,
-                              default=ExtractionStatus.DONE)
+    status = models.CharField(
+        max_length=16, choices=ExtractionStatus.choices, default=ExtractionStatus.DONE
+    )
     attempts = models.PositiveIntegerField(default=0)
     last_error = models.TextField(blank=True)
     extractor = models.CharField(max_length=32, blank=True)
@@ -41,8 +48,9 @@ class Episode(models.Model):
 
     class Meta:
         constraints = [
-            models.CheckConstraint(condition=Q(importance__gte=0) & Q(importance__lte=1),
-                                   name="episode_importance_0_1"),
+            models.CheckConstraint(
+                condition=Q(importance__gte=0) & Q(importance__lte=1), name="episode_importance_0_1"
+            ),
         ]
         indexes = [models.Index(fields=["user", "status"], name="episode_user_status")]
 

@@ -13,11 +13,13 @@ class MemoryKey(models.Model):
     relation label as a phrase (``relation`` set, ``HAS_PARTNER`` → ``has partner``).
     """
 
-    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE,
-                             related_name="memory_keys")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="memory_keys"
+    )
     text = models.CharField(max_length=200)
-    node = models.ForeignKey("memory.Node", null=True, blank=True, on_delete=models.CASCADE,
-                             related_name="keys")
+    node = models.ForeignKey(
+        "memory.Node", null=True, blank=True, on_delete=models.CASCADE, related_name="keys"
+    )
     relation = models.CharField(max_length=64, blank=True)
     embedding = VectorField(dimensions=384)
     model = models.CharField(max_length=100, blank=True)
@@ -26,10 +28,16 @@ class MemoryKey(models.Model):
 
     class Meta:
         constraints = [
-            models.UniqueConstraint(fields=["user", "node", "text"],
-                                    condition=Q(node__isnull=False), name="key_node_text_once"),
-            models.UniqueConstraint(fields=["user", "relation"], condition=Q(node__isnull=True),
-                                    name="key_relation_once"),
+            models.UniqueConstraint(
+                fields=["user", "node", "text"],
+                condition=Q(node__isnull=False),
+                name="key_node_text_once",
+            ),
+            models.UniqueConstraint(
+                fields=["user", "relation"],
+                condition=Q(node__isnull=True),
+                name="key_relation_once",
+            ),
             models.CheckConstraint(
                 condition=(Q(node__isnull=False) & Q(relation=""))
                 | (Q(node__isnull=True) & ~Q(relation="")),
@@ -38,8 +46,13 @@ class MemoryKey(models.Model):
         ]
         indexes = [
             models.Index(fields=["user"], name="key_user"),
-            HnswIndex(name="key_embedding_hnsw", fields=["embedding"], m=16, ef_construction=64,
-                      opclasses=["vector_cosine_ops"]),
+            HnswIndex(
+                name="key_embedding_hnsw",
+                fields=["embedding"],
+                m=16,
+                ef_construction=64,
+                opclasses=["vector_cosine_ops"],
+            ),
         ]
 
     def __str__(self) -> str:

@@ -37,8 +37,9 @@ class MergeDecision(models.Model):
       escalated or ``MERGE_INBOX_STAFF_AFTER_DAYS`` old (``memory.services.inbox``).
     """
 
-    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE,
-                             related_name="merge_decisions")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="merge_decisions"
+    )
     status = models.CharField(max_length=16, choices=MergeStatus.choices)
     kind = models.CharField(max_length=16)
     rule = models.CharField(max_length=32)
@@ -46,19 +47,29 @@ class MergeDecision(models.Model):
     score = models.FloatField(null=True, blank=True)
     proposed = models.JSONField(default=dict)
     candidates = models.JSONField(default=list)
-    kept = models.ForeignKey("memory.Node", null=True, blank=True, on_delete=models.SET_NULL,
-                             related_name="merge_decisions")
+    kept = models.ForeignKey(
+        "memory.Node",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="merge_decisions",
+    )
     absorbed = models.JSONField(default=dict, blank=True)
     moved = models.JSONField(default=dict, blank=True)
-    episode = models.ForeignKey("memory.Episode", null=True, blank=True,
-                                on_delete=models.SET_NULL, related_name="merge_decisions")
+    episode = models.ForeignKey(
+        "memory.Episode",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="merge_decisions",
+    )
     log = models.JSONField(default=list, blank=True)
-    decided_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True,
-                                   on_delete=models.SET_NULL, related_name="+")
+    decided_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
     created_at = models.DateTimeField()
     decided_at = models.DateTimeField(null=True, blank=True)
-    answer = models.CharField(max_length=16, choices=InboxAnswer.choices, blank=True,
-                              default="")
+    answer = models.CharField(max_length=16, choices=InboxAnswer.choices, blank=True, default="")
     answered_at = models.DateTimeField(null=True, blank=True)
 
     objects = OwnedQuerySet.as_manager()

@@ -24,8 +24,9 @@ class Node(models.Model):
     services; it backs the uniqueness of (user, kind, name) and exact-match lookups.
     """
 
-    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE,
-                             related_name="memory_nodes")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="memory_nodes"
+    )
     kind = models.CharField(max_length=16, choices=NodeKind.choices)
     name = models.CharField(max_length=200)
     normalised_name = models.CharField(max_length=200)
@@ -34,8 +35,9 @@ class Node(models.Model):
     confidence = models.FloatField(default=0.5)
     provisional = models.BooleanField(default=False)
     is_self = models.BooleanField(default=False)
-    episodes = models.ManyToManyField("memory.Episode", through="memory.NodeEpisode",
-                                      related_name="nodes", blank=True)
+    episodes = models.ManyToManyField(
+        "memory.Episode", through="memory.NodeEpisode", related_name="nodes", blank=True
+    )
     created_at = models.DateTimeField()
     updated_at = models.DateTimeField()
 
@@ -43,12 +45,15 @@ class Node(models.Model):
 
     class Meta:
         constraints = [
-            models.UniqueConstraint(fields=["user", "kind", "normalised_name"],
-                                    name="node_unique_name_per_kind"),
-            models.UniqueConstraint(fields=["user"], condition=Q(is_self=True),
-                                    name="node_one_self_per_user"),
-            models.CheckConstraint(condition=Q(confidence__gte=0) & Q(confidence__lte=1),
-                                   name="node_confidence_0_1"),
+            models.UniqueConstraint(
+                fields=["user", "kind", "normalised_name"], name="node_unique_name_per_kind"
+            ),
+            models.UniqueConstraint(
+                fields=["user"], condition=Q(is_self=True), name="node_one_self_per_user"
+            ),
+            models.CheckConstraint(
+                condition=Q(confidence__gte=0) & Q(confidence__lte=1), name="node_confidence_0_1"
+            ),
             models.CheckConstraint(condition=Q(kind__in=NodeKind.values), name="node_kind_valid"),
             models.CheckConstraint(condition=~Q(name=""), name="node_name_not_empty"),
         ]
@@ -63,14 +68,16 @@ class NodeEpisode(models.Model):
 
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
     node = models.ForeignKey(Node, on_delete=models.CASCADE, related_name="node_episodes")
-    episode = models.ForeignKey("memory.Episode", on_delete=models.CASCADE,
-                                related_name="node_episodes")
+    episode = models.ForeignKey(
+        "memory.Episode", on_delete=models.CASCADE, related_name="node_episodes"
+    )
 
     objects = OwnedQuerySet.as_manager()
 
     class Meta:
-        constraints = [models.UniqueConstraint(fields=["node", "episode"],
-                                               name="node_episode_once")]
+        constraints = [
+            models.UniqueConstraint(fields=["node", "episode"], name="node_episode_once")
+        ]
         indexes = [models.Index(fields=["user", "episode"], name="node_episode_user_episode")]
 
     def __str__(self) -> str:

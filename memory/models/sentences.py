@@ -22,13 +22,16 @@ class Sentence(models.Model):
     of what it is about: "Priya's dog"). Deleting the message or conversation deletes it.
     """
 
-    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE,
-                             related_name="memory_sentences")
-    conversation = models.ForeignKey("chat.Conversation", on_delete=models.CASCADE,
-                                     related_name="+")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="memory_sentences"
+    )
+    conversation = models.ForeignKey(
+        "chat.Conversation", on_delete=models.CASCADE, related_name="+"
+    )
     # Indexed by the unique (message, position) constraint.
-    message = models.ForeignKey("chat.Message", on_delete=models.CASCADE, related_name="+",
-                                db_index=False)
+    message = models.ForeignKey(
+        "chat.Message", on_delete=models.CASCADE, related_name="+", db_index=False
+    )
     speaker = models.CharField(max_length=100, blank=True)
     role = models.CharField(max_length=16)
     said_at = models.DateTimeField()
@@ -40,7 +43,8 @@ class Sentence(models.Model):
     vector = VectorField(dimensions=384)
     search = models.GeneratedField(
         expression=SearchVector("speaker", "text", config=SENTENCE_CONFIG),
-        output_field=SearchVectorField(), db_persist=True,
+        output_field=SearchVectorField(),
+        db_persist=True,
     )
     created_at = models.DateTimeField()
 
@@ -52,8 +56,13 @@ class Sentence(models.Model):
         ]
         indexes = [
             GinIndex(fields=["search"], name="sentence_search_gin"),
-            HnswIndex(name="sentence_vector_hnsw", fields=["vector"], m=16, ef_construction=64,
-                      opclasses=["vector_cosine_ops"]),
+            HnswIndex(
+                name="sentence_vector_hnsw",
+                fields=["vector"],
+                m=16,
+                ef_construction=64,
+                opclasses=["vector_cosine_ops"],
+            ),
         ]
 
     def __str__(self) -> str:
@@ -72,8 +81,9 @@ class ForgottenText(models.Model):
     SENTENCE = "sentence"
     NAME = "name"
 
-    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE,
-                             related_name="memory_forgotten_texts")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="memory_forgotten_texts"
+    )
     kind = models.CharField(max_length=8)
     digest = models.CharField(max_length=64)
     words = models.PositiveSmallIntegerField(default=0)

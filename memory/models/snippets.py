@@ -11,18 +11,26 @@ class Snippet(models.Model):
     (refreshed only by a higher-confidence sighting, SPEC §5.4).
     """
 
-    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE,
-                             related_name="memory_snippets")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="memory_snippets"
+    )
     edge = models.ForeignKey("memory.Edge", on_delete=models.CASCADE, related_name="snippets")
     text = models.TextField()
     evidence = models.CharField(max_length=500, blank=True)
     confidence = models.FloatField(default=0.5)
-    episode = models.ForeignKey("memory.Episode", null=True, blank=True,
-                                on_delete=models.SET_NULL, related_name="snippets")
-    message = models.ForeignKey("chat.Message", null=True, blank=True, on_delete=models.SET_NULL,
-                                related_name="snippets")
-    occurred = models.CharField(max_length=21, blank=True, default="", db_default="",
-                                help_text="when what it says happened (Edge.occurred's format)")
+    episode = models.ForeignKey(
+        "memory.Episode", null=True, blank=True, on_delete=models.SET_NULL, related_name="snippets"
+    )
+    message = models.ForeignKey(
+        "chat.Message", null=True, blank=True, on_delete=models.SET_NULL, related_name="snippets"
+    )
+    occurred = models.CharField(
+        max_length=21,
+        blank=True,
+        default="",
+        db_default="",
+        help_text="when what it says happened (Edge.occurred's format)",
+    )
     created_at = models.DateTimeField()
 
     objects = OwnedQuerySet.as_manager()

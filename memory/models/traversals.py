@@ -15,10 +15,12 @@ class Traversal(models.Model):
     the Write skips it; a merge revert restores the edge under the same id.
     """
 
-    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE,
-                             related_name="memory_traversals")
-    conversation = models.ForeignKey("chat.Conversation", on_delete=models.CASCADE,
-                                     related_name="traversals")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="memory_traversals"
+    )
+    conversation = models.ForeignKey(
+        "chat.Conversation", on_delete=models.CASCADE, related_name="traversals"
+    )
     edge_ids = ArrayField(models.BigIntegerField(), default=list, blank=True)
     crossed_at = models.DateTimeField()
     applied_at = models.DateTimeField(null=True, blank=True)

@@ -16,8 +16,12 @@ class GraphVersion(models.Model):
     and updates only bump an existing row, so deleting an account cannot re-create it.
     """
 
-    user = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.CASCADE,
-                                primary_key=True, related_name="memory_graph_version")
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        primary_key=True,
+        related_name="memory_graph_version",
+    )
     version = models.BigIntegerField()
 
     def __str__(self) -> str:

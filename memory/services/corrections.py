@@ -70,11 +70,29 @@ __all__ = [
 MAX_NAME = 200  # Node.name and each alias
 ERASED = "[erased]"
 # Keys of Correction / MergeDecision JSON whose values are the user's words or names.
-TEXT_KEYS = frozenset((
-    "name", "aliases", "aliases_added", "properties", "properties_added", "text", "evidence",
-    "summary", "why", "hint", "source_name", "target_name", "snippet", "normalised_name",
-    "title", "lines", "neighbourhood", "conversation", "keys",
-))
+TEXT_KEYS = frozenset(
+    (
+        "name",
+        "aliases",
+        "aliases_added",
+        "properties",
+        "properties_added",
+        "text",
+        "evidence",
+        "summary",
+        "why",
+        "hint",
+        "source_name",
+        "target_name",
+        "snippet",
+        "normalised_name",
+        "title",
+        "lines",
+        "neighbourhood",
+        "conversation",
+        "keys",
+    )
+)
 # What erase_expired_history leaves in MergeDecision.moved, so that revert_merge refuses.
 ERASED_MARK = "erased_at"
 FORGET_ACTIONS = (CorrectionAction.FORGET_NODE, CorrectionAction.FORGET_EDGE)
@@ -115,17 +133,27 @@ def _node_state(node: Node) -> dict:
     return {"name": node.name, "kind": node.kind, "aliases": list(node.aliases)}
 
 
-def _record(user, action: str, target_type: str, target_id: int, before: dict, after: dict,
-            now: datetime) -> Correction:
+def _record(
+    user, action: str, target_type: str, target_id: int, before: dict, after: dict, now: datetime
+) -> Correction:
     return Correction.objects.create(
-        user_id=user.pk, action=action, target_type=target_type, target_id=target_id,
-        before=before, after=after, created_at=now,
+        user_id=user.pk,
+        action=action,
+        target_type=target_type,
+        target_id=target_id,
+        before=before,
+        after=after,
+        created_at=now,
     )
 
 
 def _name_taken(user, node: Node, kind: str, normalised: str) -> Node | None:
-    return (Node.objects.for_user(user).filter(kind=kind, normalised_name=normalised)
-            .exclude(pk=node.pk).first())
+    return (
+        Node.objects.for_user(user)
+        .filter(kind=kind, normalised_name=normalised)
+        .exclude(pk=node.pk)
+        .first()
+    )
 
 
 def _save_node(user, node: Node, fields: list[str], now: datetime) -> None:
@@ -154,7 +182,9 @@ def rename_node(*, user, node, name: str, now: datetime) -> Node:
         if other is not None:
             raise CorrectionError(
                 f"Another {node.kind.lower()} is already called {other.name!r}; merge the two "
-                "instead of renaming.", field="name")
+                "instead of renaming.",
+                field="name",
+            )
         before = _node_state(node)
         aliases = [a for a in node.aliases if normalise_name(a) != normalised]
         if normalise_name(node.name) != normalised and all(
@@ -182,13 +212,13 @@ def add_alias(*, user, node, alias: str, now: datetime) -> Node:
         limit = max_aliases()
         if len(node.aliases) >= limit:
             # Each alias is a key to embed and match on every Read: bounded per node.
-            raise CorrectionError(f"A node has at most {limit} aliases; remove one first.",
-                                  field="add_alias")
+            raise CorrectionError(
+                f"A node has at most {limit} aliases; remove one first.", field="add_alias"
+            )
         before = _node_state(node)
         node.aliases = [*node.aliases, alias]
         _save_node(user, node, ["aliases"], now)
-        _record(user, CorrectionAction.ADD_ALIAS, "node", node.pk, before, _node_state(node),
-                now)
+        _record(user, CorrectionAction.ADD_ALIAS, "node", node.pk, before, _node_state(node), now)
         return node
 
 
@@ -208,8 +238,9 @@ def remove_alias(*, user, node, alias: str, now: datetime) -> Node:
         before = _node_state(node)
         node.aliases = kept
         _save_node(user, node, ["aliases"], now)
-        _record(user, CorrectionAction.REMOVE_ALIAS, "node", node.pk, before,
-                _node_state(node), now)
+        _record(
+            user, CorrectionAction.REMOVE_ALIAS, "node", node.pk, before, _node_state(node), now
+        )
         return node
 
 
@@ -226,19 +257,18 @@ def change_kind(*, user, node, kind: str, now: datetime) -> Node:
         if node.kind == kind:
             return node
         if node.is_self:
-            raise CorrectionError("The node that stands for you is always a PERSON.",
-                                  field="kind")
+            raise CorrectionError("The node that stands for you is always a PERSON.", field="kind")
         other = _name_taken(user, node, kind, node.normalised_name)
         if other is not None:
             raise CorrectionError(
-                f"A {kind.lower()} called {other.name!r} already exists; merge the two "
-                "instead.", field="kind")
+                f"A {kind.lower()} called {other.name!r} already exists; merge the two instead.",
+                field="kind",
+            )
         before = _node_state(node)
         node.kind = kind
         node.updated_at = now
         node.save(update_fields=["kind", "updated_at"])
-        _record(user, CorrectionAction.CHANGE_KIND, "node", node.pk, before, _node_state(node),
-                now)
+        _record(user, CorrectionAction.CHANGE_KIND, "node", node.pk, before, _node_state(node), now)
         return node
 
 
@@ -273,13 +303,19 @@ def correct_node(*, user, node, changes: dict[str, str], now: datetime) -> Node:
 
 def _edge_row(edge: Edge, names: dict[int, str]) -> dict:
     return {
-        "id": edge.pk, "source": edge.source_id, "source_name": names.get(edge.source_id, ""),
-        "relation": edge.relation, "target": edge.target_id,
+        "id": edge.pk,
+        "source": edge.source_id,
+        "source_name": names.get(edge.source_id, ""),
+        "relation": edge.relation,
+        "target": edge.target_id,
         "target_name": names.get(edge.target_id, ""),
         "strength_at_touch": edge.strength_at_touch,
-        "last_touched_at": _iso(edge.last_touched_at), "confidence": edge.confidence,
-        "stability": edge.stability, "cardinality": edge.cardinality,
-        "expires_at": _iso(edge.expires_at), "dormant": edge.dormant,
+        "last_touched_at": _iso(edge.last_touched_at),
+        "confidence": edge.confidence,
+        "stability": edge.stability,
+        "cardinality": edge.cardinality,
+        "expires_at": _iso(edge.expires_at),
+        "dormant": edge.dormant,
         "superseded_by": edge.superseded_by_id,
     }
 
@@ -300,7 +336,8 @@ def _delete_dependents(user, edge_ids: list[int]) -> None:
             rows.update(**{field.name: None})
         else:
             raise NotImplementedError(
-                f"forgetting an edge does not know how to handle {model.__name__}.{field.name}")
+                f"forgetting an edge does not know how to handle {model.__name__}.{field.name}"
+            )
 
 
 def _delete_edges(user, edges: list[Edge]) -> list[dict]:
@@ -321,8 +358,12 @@ def _delete_edges(user, edges: list[Edge]) -> list[dict]:
             edge_id = successor[edge_id]
         return None if edge_id in successor else edge_id
 
-    orphans = list(Edge.objects.for_user(user).filter(superseded_by_id__in=list(gone))
-                   .exclude(pk__in=list(gone)).order_by("id"))
+    orphans = list(
+        Edge.objects.for_user(user)
+        .filter(superseded_by_id__in=list(gone))
+        .exclude(pk__in=list(gone))
+        .order_by("id")
+    )
     # The sentences the snippets were cut from, while the snippets still say which they are:
     # a forgotten memory is never recalled again, from the graph or from the sentence store.
     sentences.forget_edges(user=user, edge_ids=list(gone))
@@ -337,15 +378,20 @@ def _delete_edges(user, edges: list[Edge]) -> list[dict]:
         )
     if not orphans:
         return []
-    revived_claims = {(e.source_id, e.relation, e.target_id) for e in orphans
-                      if surviving(e.superseded_by_id) is None}
+    revived_claims = {
+        (e.source_id, e.relation, e.target_id)
+        for e in orphans
+        if surviving(e.superseded_by_id) is None
+    }
     live: dict[tuple, int] = {}
     if revived_claims:
         claim_filter = Q()
         for source_id, relation, target_id in revived_claims:
             claim_filter |= Q(source_id=source_id, relation=relation, target_id=target_id)
         for pk, source_id, relation, target_id in (
-            Edge.objects.for_user(user).filter(superseded_by__isnull=True).filter(claim_filter)
+            Edge.objects.for_user(user)
+            .filter(superseded_by__isnull=True)
+            .filter(claim_filter)
             .values_list("id", "source_id", "relation", "target_id")
         ):
             live[(source_id, relation, target_id)] = pk
@@ -369,15 +415,18 @@ def forget_edge(*, user, edge, now: datetime) -> None:
     edge_id = edge.pk if isinstance(edge, Edge) else edge
     with user_lock(user.pk):
         edge = get_owned_or_404(Edge.objects.select_for_update(), user, pk=edge_id)
-        names = dict(Node.objects.for_user(user).filter(pk__in=[edge.source_id, edge.target_id])
-                     .values_list("id", "name"))
+        names = dict(
+            Node.objects.for_user(user)
+            .filter(pk__in=[edge.source_id, edge.target_id])
+            .values_list("id", "name")
+        )
         # Which memory was forgotten (ids, relation), never its words.
-        row = erase_text({**_edge_row(edge, names),
-                          "snippet": ERASED if edge.snippet_id else None})
+        row = erase_text({**_edge_row(edge, names), "snippet": ERASED if edge.snippet_id else None})
         repointed = _delete_edges(user, [edge])
         keys.sync_relation_keys(user_id=user.pk, relations=[])
-        _record(user, CorrectionAction.FORGET_EDGE, "edge", edge_id, row,
-                {"repointed": repointed}, now)
+        _record(
+            user, CorrectionAction.FORGET_EDGE, "edge", edge_id, row, {"repointed": repointed}, now
+        )
 
 
 def forget_node(*, user, node, now: datetime) -> None:
@@ -392,17 +441,26 @@ def forget_node(*, user, node, now: datetime) -> None:
         node = _locked_node(user, node)
         if node.is_self:
             raise CorrectionError(
-                "The node that stands for you cannot be forgotten; forget its memories "
-                "instead.")
-        edges = list(Edge.objects.for_user(user).select_for_update()
-                     .filter(Q(source=node) | Q(target=node)).order_by("id"))
+                "The node that stands for you cannot be forgotten; forget its memories instead."
+            )
+        edges = list(
+            Edge.objects.for_user(user)
+            .select_for_update()
+            .filter(Q(source=node) | Q(target=node))
+            .order_by("id")
+        )
         ends = {e.source_id for e in edges} | {e.target_id for e in edges}
         names = dict(Node.objects.for_user(user).filter(pk__in=ends).values_list("id", "name"))
-        before = erase_text({
-            **_node_state(node), "id": node.pk, "properties": node.properties,
-            "confidence": node.confidence, "provisional": node.provisional,
-            "edges": [_edge_row(e, names) for e in edges],
-        })
+        before = erase_text(
+            {
+                **_node_state(node),
+                "id": node.pk,
+                "properties": node.properties,
+                "confidence": node.confidence,
+                "provisional": node.provisional,
+                "edges": [_edge_row(e, names) for e in edges],
+            }
+        )
         _erase_records_of_node(user, node.pk, now)
         repointed = _delete_edges(user, edges)
         # Nothing that names it, by name or alias, is recalled again.
@@ -410,8 +468,15 @@ def forget_node(*, user, node, now: datetime) -> None:
         node_id = node.pk
         node.delete()
         keys.sync_relation_keys(user_id=user.pk, relations=[])
-        _record(user, CorrectionAction.FORGET_NODE, "node", node_id, before,
-                {"repointed": repointed}, now)
+        _record(
+            user,
+            CorrectionAction.FORGET_NODE,
+            "node",
+            node_id,
+            before,
+            {"repointed": repointed},
+            now,
+        )
 
 
 # --- the undo window ---------------------------------------------------------------------------
@@ -443,8 +508,10 @@ def erase_text(value: Any, *, keep: frozenset[str] = frozenset()) -> Any:
     ``ERASED`` (lists keep their length, objects become empty); ids, labels, numbers and
     dates are kept, and so are the top-level keys in ``keep``. Idempotent."""
     if isinstance(value, dict):
-        return {key: item if key in keep else _blank(item) if key in TEXT_KEYS
-                else erase_text(item) for key, item in value.items()}
+        return {
+            key: item if key in keep else _blank(item) if key in TEXT_KEYS else erase_text(item)
+            for key, item in value.items()
+        }
     if isinstance(value, list):
         return [erase_text(item) for item in value]
     return value
@@ -466,20 +533,29 @@ def _erase_records_of_node(user, node_id: int, now: datetime) -> None:
     """When a node is forgotten: its earlier corrections and the merge decisions that kept
     it (they cannot be reverted without it) lose their text now; a decision still held for
     review keeps its proposal but forgets this node among its candidates."""
-    corrections = list(Correction.objects.for_user(user).filter(target_type="node",
-                                                               target_id=node_id))
+    corrections = list(
+        Correction.objects.for_user(user).filter(target_type="node", target_id=node_id)
+    )
     for correction in corrections:
-        correction.before, correction.after = (erase_text(correction.before),
-                                               erase_text(correction.after))
+        correction.before, correction.after = (
+            erase_text(correction.before),
+            erase_text(correction.after),
+        )
     Correction.objects.bulk_update(corrections, ["before", "after"])
     decisions = list(MergeDecision.objects.for_user(user).filter(kept_id=node_id))
     for decision in decisions:
         _erase_decision(decision, now)
-    listed = [d for d in MergeDecision.objects.for_user(user)
-              .filter(candidates__contains=[{"id": node_id}]).exclude(kept_id=node_id)]
+    listed = [
+        d
+        for d in MergeDecision.objects.for_user(user)
+        .filter(candidates__contains=[{"id": node_id}])
+        .exclude(kept_id=node_id)
+    ]
     for decision in listed:
-        decision.candidates = [erase_text(c) if isinstance(c, dict) and c.get("id") == node_id
-                               else c for c in decision.candidates]
+        decision.candidates = [
+            erase_text(c) if isinstance(c, dict) and c.get("id") == node_id else c
+            for c in decision.candidates
+        ]
     MergeDecision.objects.bulk_update(decisions + listed, _DECISION_TEXT)
 
 
@@ -491,12 +567,15 @@ def erase_expired_history(*, now: datetime, user=None, batch: int = 500) -> dict
     users, or only ``user``; idempotent (already erased rows are skipped); ``batch`` rows
     per transaction. Returns counts."""
     cutoff = now - undo_window()
-    corrections = (Correction.objects.filter(created_at__lt=cutoff)
-                   .exclude(before__has_key="erased"))
-    decisions = (MergeDecision.objects.exclude(status=MergeStatus.HELD)
-                 .filter(models.Q(decided_at__lt=cutoff)
-                         | models.Q(decided_at__isnull=True, created_at__lt=cutoff))
-                 .exclude(moved__has_key=ERASED_MARK))
+    corrections = Correction.objects.filter(created_at__lt=cutoff).exclude(before__has_key="erased")
+    decisions = (
+        MergeDecision.objects.exclude(status=MergeStatus.HELD)
+        .filter(
+            models.Q(decided_at__lt=cutoff)
+            | models.Q(decided_at__isnull=True, created_at__lt=cutoff)
+        )
+        .exclude(moved__has_key=ERASED_MARK)
+    )
     if user is not None:
         corrections, decisions = corrections.for_user(user), decisions.for_user(user)
     counts = {"corrections": 0, "merge_decisions": 0}

@@ -86,8 +86,7 @@ def decay_user(*, user_id: int, now: datetime) -> int:
     """
     condition, params = dormancy_sql(now)
     sql = (
-        f"UPDATE {EDGE_TABLE} SET dormant = true"
-        f" WHERE user_id = %s AND NOT dormant AND {condition}"
+        f"UPDATE {EDGE_TABLE} SET dormant = true WHERE user_id = %s AND NOT dormant AND {condition}"
     )
     owns_transaction = not connection.in_atomic_block
     with user_lock(user_id), connection.cursor() as cursor:
@@ -104,9 +103,7 @@ def decay_user(*, user_id: int, now: datetime) -> int:
 
 def users_with_edges() -> list[int]:
     """Ids of every user owning at least one edge, ascending."""
-    return list(
-        Edge.objects.order_by("user_id").values_list("user_id", flat=True).distinct()
-    )
+    return list(Edge.objects.order_by("user_id").values_list("user_id", flat=True).distinct())
 
 
 def decay_all(

@@ -111,8 +111,12 @@ def pending(user) -> QuerySet:
 
 def settled(user) -> QuerySet:
     """The questions the user has answered, most recent answer first."""
-    return (MergeDecision.objects.for_user(user).exclude(answer="")
-            .select_related("kept").order_by("-answered_at", "-id"))
+    return (
+        MergeDecision.objects.for_user(user)
+        .exclude(answer="")
+        .select_related("kept")
+        .order_by("-answered_at", "-id")
+    )
 
 
 def get_item(user, decision_id) -> MergeDecision:
@@ -122,8 +126,12 @@ def get_item(user, decision_id) -> MergeDecision:
         pk = int(decision_id)
     except (TypeError, ValueError):
         raise LookupError("no such question") from None
-    found = (MergeDecision.objects.for_user(user).select_related("kept")
-             .filter(Q(status=MergeStatus.HELD) | ~Q(answer=""), pk=pk).first())
+    found = (
+        MergeDecision.objects.for_user(user)
+        .select_related("kept")
+        .filter(Q(status=MergeStatus.HELD) | ~Q(answer=""), pk=pk)
+        .first()
+    )
     if found is None:
         raise LookupError("no such question")
     return found
@@ -153,9 +161,11 @@ def _state(decision: MergeDecision) -> str:
     owner's answer, or reverted the owner's merge)."""
     if not decision.answer:
         return "pending"
-    expected = {InboxAnswer.SAME: MergeStatus.MERGED,
-                InboxAnswer.DIFFERENT: MergeStatus.KEPT_APART,
-                InboxAnswer.UNSURE: MergeStatus.HELD}[decision.answer]
+    expected = {
+        InboxAnswer.SAME: MergeStatus.MERGED,
+        InboxAnswer.DIFFERENT: MergeStatus.KEPT_APART,
+        InboxAnswer.UNSURE: MergeStatus.HELD,
+    }[decision.answer]
     return decision.answer if decision.status == expected else "moderator"
 
 
@@ -164,8 +174,9 @@ def _can_undo(decision: MergeDecision) -> bool:
     if state == "unsure":
         return True
     if state in ("same", "different"):
-        return (decision.decided_by_id == decision.user_id
-                and "erased_at" not in (decision.moved or {}))
+        return decision.decided_by_id == decision.user_id and "erased_at" not in (
+            decision.moved or {}
+        )
     return False
 
 
@@ -173,8 +184,9 @@ def summaries(user, decisions: Sequence[MergeDecision]) -> list[dict[str, Any]]:
     """Each decision as an inbox question (no neighbourhoods): one query for the nodes of
     all of them."""
     ids = {i for d in decisions for i in [_held_node_id(d), *_candidate_ids(d)] if i}
-    nodes = {n.pk: n for n in Node.objects.for_user(user).filter(pk__in=ids)
-             .only("id", "name", "kind")}
+    nodes = {
+        n.pk: n for n in Node.objects.for_user(user).filter(pk__in=ids).only("id", "name", "kind")
+    }
     return [_summary(d, nodes) for d in decisions]
 
 
@@ -182,25 +194,42 @@ def _summary(decision: MergeDecision, nodes: dict[int, Node]) -> dict[str, Any]:
     proposed = decision.proposed or {}
     held_id = _held_node_id(decision)
     held = nodes.get(held_id) if held_id else None
-    entity = {"id": held_id, "name": held.name if held else proposed.get("name") or "?",
-              "kind": held.kind if held else decision.kind, "exists": held is not None}
-    stored = {c.get("id"): c.get("name") for c in decision.candidates or []
-              if isinstance(c, dict)}
+    entity = {
+        "id": held_id,
+        "name": held.name if held else proposed.get("name") or "?",
+        "kind": held.kind if held else decision.kind,
+        "exists": held is not None,
+    }
+    stored = {c.get("id"): c.get("name") for c in decision.candidates or [] if isinstance(c, dict)}
     candidates = []
     for node_id in _candidate_ids(decision):
         node = nodes.get(node_id)
-        candidates.append({"id": node_id,
-                           "name": node.name if node else stored.get(node_id) or "?",
-                           "kind": node.kind if node else "", "exists": node is not None})
+        candidates.append(
+            {
+                "id": node_id,
+                "name": node.name if node else stored.get(node_id) or "?",
+                "kind": node.kind if node else "",
+                "exists": node is not None,
+            }
+        )
     noun = _noun(decision.kind)
-    question = (f"Is {entity['name']} the same {noun} as "
-                f"{_joined([c['name'] for c in candidates]) or 'someone you know'}?")
+    question = (
+        f"Is {entity['name']} the same {noun} as "
+        f"{_joined([c['name'] for c in candidates]) or 'someone you know'}?"
+    )
     kept = decision.kept if decision.kept_id and decision.status == MergeStatus.MERGED else None
     return {
-        "id": decision.pk, "kind": decision.kind, "noun": noun, "question": question,
-        "entity": entity, "candidates": candidates, "state": _state(decision),
-        "status": decision.status, "answer": decision.answer,
-        "answered_at": decision.answered_at, "created_at": decision.created_at,
+        "id": decision.pk,
+        "kind": decision.kind,
+        "noun": noun,
+        "question": question,
+        "entity": entity,
+        "candidates": candidates,
+        "state": _state(decision),
+        "status": decision.status,
+        "answer": decision.answer,
+        "answered_at": decision.answered_at,
+        "created_at": decision.created_at,
         "staff_from": None if decision.answer else decision.created_at + staff_after(),
         "merged_into": {"id": kept.pk, "name": kept.name} if kept is not None else None,
         "can_undo": _can_undo(decision),
@@ -218,8 +247,10 @@ def detail(user, decision: MergeDecision) -> dict[str, Any]:
     lines = neighbourhoods(user.pk, ids) if ids else {}
     for side in sides:
         near = [e for e in lines.get(side["id"], ([], False))[0] if e.hop == 1]
-        side["lines"] = [{"id": e.id, "text": e.line, "snippet": e.snippet, "dormant": e.dormant}
-                         for e in near[:LINES_PER_SIDE]]
+        side["lines"] = [
+            {"id": e.id, "text": e.line, "snippet": e.snippet, "dormant": e.dormant}
+            for e in near[:LINES_PER_SIDE]
+        ]
         side["more"] = max(0, len(near) - LINES_PER_SIDE)
     return item
 
@@ -236,38 +267,43 @@ def _locked(user, decision) -> MergeDecision:
 
 
 def _log(decision: MergeDecision, *, user, now: datetime, action: str, why: str) -> None:
-    decision.log = [*decision.log, {"at": now.isoformat(), "by": user.get_username(),
-                                    "action": action, "why": why}]
+    decision.log = [
+        *decision.log,
+        {"at": now.isoformat(), "by": user.get_username(), "action": action, "why": why},
+    ]
 
 
 def _choose_into(user, decision: MergeDecision, into: int | None) -> int:
     candidates = _candidate_ids(decision)
     held_id = _held_node_id(decision)
-    kinds = dict(Node.objects.for_user(user).filter(pk__in=[*candidates, held_id])
-                 .values_list("pk", "kind"))
+    kinds = dict(
+        Node.objects.for_user(user).filter(pk__in=[*candidates, held_id]).values_list("pk", "kind")
+    )
     kind = kinds.get(held_id, decision.kind)
     live = [pk for pk in candidates if kinds.get(pk) == kind]
     if into is None:
         if len(live) == 1:
             return live[0]
         if not live:
-            raise InboxConflict("none of the candidates exists any more (merged or forgotten "
-                                "since); answer 'different' or 'not sure' instead")
-        raise InboxError("say which one it is: this question has several candidates",
-                         field="into")
+            raise InboxConflict(
+                "none of the candidates exists any more (merged or forgotten "
+                "since); answer 'different' or 'not sure' instead"
+            )
+        raise InboxError("say which one it is: this question has several candidates", field="into")
     if into not in candidates:
         raise InboxError("not one of this question's candidates", field="into")
     if into not in kinds:
         raise InboxConflict("that candidate no longer exists (merged or forgotten since)")
     if into not in live:
-        raise InboxConflict(f"that candidate is a {kinds[into]} and this name a {kind}: only "
-                            "nodes of the same kind can be merged; give them the same kind "
-                            "in the explorer first")
+        raise InboxConflict(
+            f"that candidate is a {kinds[into]} and this name a {kind}: only "
+            "nodes of the same kind can be merged; give them the same kind "
+            "in the explorer first"
+        )
     return into
 
 
-def answer(*, user, decision, answer: str, into: int | None = None,
-           now: datetime) -> MergeDecision:
+def answer(*, user, decision, answer: str, into: int | None = None, now: datetime) -> MergeDecision:
     """The owner answers a held decision of theirs.
 
     ``answer``: "same" (merge the held node into ``into``, which must be one of the
@@ -291,20 +327,25 @@ def answer(*, user, decision, answer: str, into: int | None = None,
             raise InboxConflict(f"you already answered '{current.answer}'; undo it first")
         held_id = _held_node_id(current)
         if held_id is None or not Node.objects.for_user(user).filter(pk=held_id).exists():
-            raise InboxConflict("this question no longer applies: its node was merged or "
-                                "forgotten since")
+            raise InboxConflict(
+                "this question no longer applies: its node was merged or forgotten since"
+            )
         name = (current.proposed or {}).get("name") or "?"
         if answer == InboxAnswer.SAME:
             target = _choose_into(user, current, into)
             try:
-                merge.merge_held(user=user, decision=current, into_node_id=target, by=user,
-                                 now=now)
+                merge.merge_held(user=user, decision=current, into_node_id=target, by=user, now=now)
             except ValueError as exc:
                 raise InboxConflict(str(exc)) from None
             why = f"the owner said {name!r} is the same as node #{target}"
         elif answer == InboxAnswer.DIFFERENT:
-            merge.keep_apart(user=user, decision=current, by=user,
-                             why=f"the owner said {name!r} is someone else", now=now)
+            merge.keep_apart(
+                user=user,
+                decision=current,
+                by=user,
+                why=f"the owner said {name!r} is someone else",
+                now=now,
+            )
             why = f"the owner said {name!r} is different from every candidate"
         else:
             why = "the owner was not sure: escalated to moderators"
@@ -329,8 +370,10 @@ def undo(*, user, decision, now: datetime) -> MergeDecision:
         if state == "pending":
             raise InboxConflict("this question has not been answered")
         if not _can_undo(current):
-            raise InboxConflict("a moderator has settled this question since, or the undo "
-                                "window has closed: nothing to undo")
+            raise InboxConflict(
+                "a moderator has settled this question since, or the undo "
+                "window has closed: nothing to undo"
+            )
         why = f"the owner took back '{current.answer}'"
         if state == InboxAnswer.SAME:
             try:
@@ -346,6 +389,16 @@ def undo(*, user, decision, now: datetime) -> MergeDecision:
         current.answer, current.answered_at = "", None
         current.decided_by, current.decided_at = None, None
         _log(current, user=user, now=now, action="reopened", why=why)
-        current.save(update_fields=["status", "kept", "moved", "answer", "answered_at",
-                                    "decided_by", "decided_at", "log"])
+        current.save(
+            update_fields=[
+                "status",
+                "kept",
+                "moved",
+                "answer",
+                "answered_at",
+                "decided_by",
+                "decided_at",
+                "log",
+            ]
+        )
         return current

@@ -99,11 +99,14 @@ def schedule_extraction(*, user, conversation, now: datetime, enqueue: bool = Tr
         has_turns = messages.filter(role=Role.USER).exists()
         skip = locked.incognito or not has_turns
         episode = Episode.objects.create(
-            user_id=user.pk, conversation=locked,
+            user_id=user.pk,
+            conversation=locked,
             status=ExtractionStatus.SKIPPED if skip else ExtractionStatus.PENDING,
-            started_at=first or locked.started_at, ended_at=locked.ended_at or now,
-            last_error=("incognito conversation" if locked.incognito
-                        else "no user turns" if skip else ""),
+            started_at=first or locked.started_at,
+            ended_at=locked.ended_at or now,
+            last_error=(
+                "incognito conversation" if locked.incognito else "no user turns" if skip else ""
+            ),
             created_at=now,
         )
         if not skip and enqueue:
@@ -114,15 +117,18 @@ def schedule_extraction(*, user, conversation, now: datetime, enqueue: bool = Tr
 def _claim(episode_id: int, now: datetime) -> bool:
     """Take the episode for this run: one conditional UPDATE, so two deliveries of the task
     can never both run it."""
-    claimable = (
-        Q(status__in=[ExtractionStatus.PENDING, ExtractionStatus.FAILED])
-        | Q(status=ExtractionStatus.RUNNING, job_started_at__lt=_stale_before(now))
+    claimable = Q(status__in=[ExtractionStatus.PENDING, ExtractionStatus.FAILED]) | Q(
+        status=ExtractionStatus.RUNNING, job_started_at__lt=_stale_before(now)
     )
     return bool(
         Episode.objects.filter(pk=episode_id, attempts__lt=_max_attempts())
         .filter(claimable)
-        .update(status=ExtractionStatus.RUNNING, attempts=F("attempts") + 1,
-                job_started_at=now, job_finished_at=None)
+        .update(
+            status=ExtractionStatus.RUNNING,
+            attempts=F("attempts") + 1,
+            job_started_at=now,
+            job_finished_at=None,
+        )
     )
 
 
@@ -149,9 +155,9 @@ def extract_episode(
     try:
         summary = _extract(episode, now)
     except BaseException as exc:  # also django-q2's task timeout, a SystemExit
-        Episode.objects.filter(pk=episode_id, status=ExtractionStatus.RUNNING,
-                               job_started_at=now).update(
-            status=ExtractionStatus.FAILED, last_error=_short(exc), job_finished_at=now)
+        Episode.objects.filter(
+            pk=episode_id, status=ExtractionStatus.RUNNING, job_started_at=now
+        ).update(status=ExtractionStatus.FAILED, last_error=_short(exc), job_finished_at=now)
         raise
     episode.refresh_from_db()
     return episode, summary
@@ -161,11 +167,16 @@ def _fail_if_abandoned(episode_id: int, now: datetime) -> None:
     """A running episode past the timeout with no attempt left lost its worker during the
     last one; no delivery can claim it again, so it becomes a visible failure."""
     Episode.objects.filter(
-        pk=episode_id, status=ExtractionStatus.RUNNING, attempts__gte=_max_attempts(),
+        pk=episode_id,
+        status=ExtractionStatus.RUNNING,
+        attempts__gte=_max_attempts(),
         job_started_at__lt=_stale_before(now),
-    ).update(status=ExtractionStatus.FAILED, job_finished_at=now,
-             last_error=f"WorkerLost: the worker stopped (killed or timed out) during the last "
-                        f"of {_max_attempts()} attempts")
+    ).update(
+        status=ExtractionStatus.FAILED,
+        job_finished_at=now,
+        last_error=f"WorkerLost: the worker stopped (killed or timed out) during the last "
+        f"of {_max_attempts()} attempts",
+    )
 
 
 def _short(exc: BaseException) -> str:
@@ -195,19 +206,28 @@ def _extract(episode: Episode, now: datetime) -> WriteSummary | None:
     user, conversation = episode.user, episode.conversation
     if conversation is None or conversation.incognito:
         Episode.objects.filter(pk=episode.pk).update(
-            status=ExtractionStatus.SKIPPED, job_finished_at=now,
-            last_error="conversation deleted" if conversation is None else "incognito conversation")
+            status=ExtractionStatus.SKIPPED,
+            job_finished_at=now,
+            last_error="conversation deleted" if conversation is None else "incognito conversation",
+        )
         return None
-    turns = list(Message.objects.for_user(user).filter(conversation=conversation, role=Role.USER)
-                 .order_by("created_at", "id"))
+    turns = list(
+        Message.objects.for_user(user)
+        .filter(conversation=conversation, role=Role.USER)
+        .order_by("created_at", "id")
+    )
     texts = {str(m.pk): m.text for m in turns}
     extractor = get_extractor()
     result = extractor.extract(
         turns=[Turn(message_id=str(m.pk), text=m.text, speaker=m.speaker or None) for m in turns],
-        started_at=episode.started_at, ended_at=episode.ended_at, time_zone=_time_zone(user),
+        started_at=episode.started_at,
+        ended_at=episode.ended_at,
+        time_zone=_time_zone(user),
         neighbourhood=_neighbourhood(user, "\n".join(texts.values()), now) if turns else "",
-        self_name=Node.objects.for_user(user).filter(is_self=True)
-        .values_list("name", flat=True).first(),
+        self_name=Node.objects.for_user(user)
+        .filter(is_self=True)
+        .values_list("name", flat=True)
+        .first(),
     )
     notes = "partial extraction: " + "; ".join(result.notes) if result.partial else ""
     # The sentence store (SPEC §4 Sentence): embedded here, before the transaction, and
@@ -218,16 +238,26 @@ def _extract(episode: Episode, now: datetime) -> WriteSummary | None:
     judgements = judge_batch(user=user, batch=result.batch, now=now, messages=texts)
     with transaction.atomic():
         done = Episode.objects.filter(
-            pk=episode.pk, status=ExtractionStatus.RUNNING, job_started_at=now,
-        ).update(status=ExtractionStatus.DONE,
-                 job_finished_at=now + timedelta(seconds=time.monotonic() - started),
-                 extractor=extractor.name,
-                 last_error=notes[:ERROR_CHARS])
+            pk=episode.pk,
+            status=ExtractionStatus.RUNNING,
+            job_started_at=now,
+        ).update(
+            status=ExtractionStatus.DONE,
+            job_finished_at=now + timedelta(seconds=time.monotonic() - started),
+            extractor=extractor.name,
+            last_error=notes[:ERROR_CHARS],
+        )
         if not done:
             raise ClaimLost(f"episode {episode.pk} was claimed by another worker")
-        summary = commit_batch(user=user, batch=result.batch, now=now, episode=episode.pk,
-                               messages=texts, conversation=conversation,
-                               judgements=judgements)
+        summary = commit_batch(
+            user=user,
+            batch=result.batch,
+            now=now,
+            episode=episode.pk,
+            messages=texts,
+            conversation=conversation,
+            judgements=judgements,
+        )
         store_conversation(user=user, prepared=sentences, now=now)
         Episode.objects.filter(pk=episode.pk).update(
             input_tokens=int(result.input_tokens or 0) + summary.input_tokens,
@@ -269,8 +299,11 @@ def retry_extraction(*, user, episode, now: datetime, force: bool = False) -> Ep
         row = Episode.objects.for_user(user).select_for_update().filter(pk=pk).first()
         if row is None:
             raise ValueError("episode not found")
-        stuck = (row.status == ExtractionStatus.RUNNING and row.job_started_at is not None
-                 and row.job_started_at < _stale_before(now))
+        stuck = (
+            row.status == ExtractionStatus.RUNNING
+            and row.job_started_at is not None
+            and row.job_started_at < _stale_before(now)
+        )
         allowed = {ExtractionStatus.FAILED, ExtractionStatus.PENDING}
         if force:
             allowed.add(ExtractionStatus.DONE)

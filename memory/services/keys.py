@@ -70,7 +70,8 @@ def sync_relation_keys(*, user_id: int, relations: Iterable[str] | None = None) 
     in_use = set(Edge.objects.for_user(user_id).values_list("relation", flat=True).distinct())
     labels = set(relations) & in_use if relations is not None else in_use
     existing = set(
-        MemoryKey.objects.for_user(user_id).filter(node__isnull=True)
+        MemoryKey.objects.for_user(user_id)
+        .filter(node__isnull=True)
         .values_list("relation", flat=True)
     )
     gone = existing - in_use
@@ -83,8 +84,13 @@ def sync_relation_keys(*, user_id: int, relations: Iterable[str] | None = None) 
     model = _model_name()
     MemoryKey.objects.bulk_create(
         [
-            MemoryKey(user_id=user_id, relation=label, text=relation_phrase(label),
-                      embedding=vector, model=model)
+            MemoryKey(
+                user_id=user_id,
+                relation=label,
+                text=relation_phrase(label),
+                embedding=vector,
+                model=model,
+            )
             for label, vector in zip(missing, vectors, strict=True)
         ],
         ignore_conflicts=True,
@@ -93,7 +99,9 @@ def sync_relation_keys(*, user_id: int, relations: Iterable[str] | None = None) 
 
 
 def reembed(
-    *, user_id: int | None = None, batch_size: int = 512,
+    *,
+    user_id: int | None = None,
+    batch_size: int = 512,
     progress: Callable[[int, int], None] | None = None,
 ) -> int:
     """Recompute every key's embedding (of one user, or all) with the current model.

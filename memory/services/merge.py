@@ -98,8 +98,10 @@ def _actor(by) -> str:
 
 
 def _log(decision: MergeDecision, *, at: datetime, by, action: str, why: str) -> None:
-    decision.log = [*decision.log, {"at": at.isoformat(), "by": _actor(by), "action": action,
-                                    "why": why}]
+    decision.log = [
+        *decision.log,
+        {"at": at.isoformat(), "by": _actor(by), "action": action, "why": why},
+    ]
 
 
 def _known_forms(node: Node) -> set[str]:
@@ -180,10 +182,17 @@ def _clean_name(value: Any) -> str:
     return "" if not normalise_name(name) or is_self_placeholder(name) else name
 
 
-def ensure_self_node(*, user, now: datetime, self_name: str | None = None,
-                     self_aliases: Sequence[str] = (), self_properties: Mapping | None = None,
-                     needed: bool = True, save: bool = True,
-                     new_id: int | None = None) -> tuple[Node | None, list[str]]:
+def ensure_self_node(
+    *,
+    user,
+    now: datetime,
+    self_name: str | None = None,
+    self_aliases: Sequence[str] = (),
+    self_properties: Mapping | None = None,
+    needed: bool = True,
+    save: bool = True,
+    new_id: int | None = None,
+) -> tuple[Node | None, list[str]]:
     """The user's self node (SPEC §5.6), created lazily; call under ``user_lock``.
 
     With none yet, it is created when ``needed`` (the batch refers to the user) or when the
@@ -209,15 +218,22 @@ def ensure_self_node(*, user, now: datetime, self_name: str | None = None,
         if not (needed or name or aliases or properties):
             return None, notes
         taken = set(
-            Node.objects.for_user(user).filter(kind=NodeKind.PERSON)
+            Node.objects.for_user(user)
+            .filter(kind=NodeKind.PERSON)
             .values_list("normalised_name", flat=True)
         )
         options = [name, display_name(user), user.get_username(), "Me"]
         chosen = next((o for o in options if o and normalise_name(o) not in taken), "Me (self)")
         node = Node(
-            pk=new_id, user_id=user.pk, kind=NodeKind.PERSON, name=chosen,
-            normalised_name=normalise_name(chosen), is_self=True, confidence=1.0,
-            created_at=now, updated_at=now,
+            pk=new_id,
+            user_id=user.pk,
+            kind=NodeKind.PERSON,
+            name=chosen,
+            normalised_name=normalise_name(chosen),
+            is_self=True,
+            confidence=1.0,
+            created_at=now,
+            updated_at=now,
         )
         notes.append(f"self node created as {chosen!r}")
         if name and normalise_name(name) != node.normalised_name:
@@ -226,7 +242,8 @@ def ensure_self_node(*, user, now: datetime, self_name: str | None = None,
         named_after_login = node.normalised_name == normalise_name(user.get_username())
         clash = (
             Node.objects.for_user(user)
-            .filter(kind=node.kind, normalised_name=normalise_name(name)).exists()
+            .filter(kind=node.kind, normalised_name=normalise_name(name))
+            .exists()
         )
         if named_after_login and not clash:
             old = node.name
@@ -278,9 +295,16 @@ class Resolution:
 def _stored(node: Node, links: Sequence[tuple[str, bool]] = ()) -> StoredNode:
     roles = roles_from_relations(links)
     titles = [parse_person(normalise_name(f)).title for f in [node.name, *node.aliases]]
-    return StoredNode(id=node.pk, kind=node.kind, name=node.name, aliases=tuple(node.aliases),
-                      is_self=node.is_self, provisional=node.provisional, roles=roles,
-                      gender=gender_of(roles, titles=titles, properties=node.properties))
+    return StoredNode(
+        id=node.pk,
+        kind=node.kind,
+        name=node.name,
+        aliases=tuple(node.aliases),
+        is_self=node.is_self,
+        provisional=node.provisional,
+        roles=roles,
+        gender=gender_of(roles, titles=titles, properties=node.properties),
+    )
 
 
 def _self_links(user, self_node: Node | None, node_ids: Iterable[int]) -> dict[int, list]:
@@ -291,9 +315,15 @@ def _self_links(user, self_node: Node | None, node_ids: Iterable[int]) -> dict[i
     if self_node is None or self_node.pk is None:
         return links
     ids = [i for i in node_ids if i != self_node.pk]
-    rows = Edge.objects.for_user(user).filter(superseded_by__isnull=True).filter(
-        Q(source_id=self_node.pk, target_id__in=ids) | Q(target_id=self_node.pk, source_id__in=ids)
-    ).values_list("source_id", "target_id", "relation")
+    rows = (
+        Edge.objects.for_user(user)
+        .filter(superseded_by__isnull=True)
+        .filter(
+            Q(source_id=self_node.pk, target_id__in=ids)
+            | Q(target_id=self_node.pk, source_id__in=ids)
+        )
+        .values_list("source_id", "target_id", "relation")
+    )
     for source, target, relation in rows:
         if source == self_node.pk:
             links[target].append((relation, False))
@@ -302,17 +332,20 @@ def _self_links(user, self_node: Node | None, node_ids: Iterable[int]) -> dict[i
     return links
 
 
-def _batch_links(entities: Sequence[dict], relations: Sequence[dict],
-                 self_node: Node | None) -> dict[str, list]:
+def _batch_links(
+    entities: Sequence[dict], relations: Sequence[dict], self_node: Node | None
+) -> dict[str, list]:
     """The same for the batch: each entity ref's relations with the user (a self placeholder
     or the self node's name or alias at the other end)."""
-    self_forms = ({normalise_name(f) for f in [self_node.name, *self_node.aliases]}
-                  if self_node is not None else set())
+    self_forms = (
+        {normalise_name(f) for f in [self_node.name, *self_node.aliases]}
+        if self_node is not None
+        else set()
+    )
     refs = {e["ref"] for e in entities}
 
     def is_user(end: str) -> bool:
-        return end not in refs and (is_self_placeholder(end)
-                                    or normalise_name(end) in self_forms)
+        return end not in refs and (is_self_placeholder(end) or normalise_name(end) in self_forms)
 
     links: dict[str, list[tuple[str, bool]]] = defaultdict(list)
     for r in relations:
@@ -331,9 +364,14 @@ def _settled_apart(user, entities: Sequence[dict]) -> dict[tuple[str, str], set[
     a pair is never merged automatically nor asked about again. One query."""
     names = {normalise_name(e["name"]) for e in entities}
     apart: dict[tuple[str, str], set[int]] = defaultdict(set)
-    rows = MergeDecision.objects.for_user(user).filter(
-        status=MergeStatus.KEPT_APART, decided_by__isnull=False,
-    ).values_list("kind", "proposed", "candidates", "kept_id")
+    rows = (
+        MergeDecision.objects.for_user(user)
+        .filter(
+            status=MergeStatus.KEPT_APART,
+            decided_by__isnull=False,
+        )
+        .values_list("kind", "proposed", "candidates", "kept_id")
+    )
     for kind, proposed, candidates, kept_id in rows:
         proposed = proposed if isinstance(proposed, dict) else {}
         forms = [proposed.get("name"), *(proposed.get("aliases") or [])]
@@ -347,8 +385,9 @@ def _settled_apart(user, entities: Sequence[dict]) -> dict[tuple[str, str], set[
     return apart
 
 
-def _mention(entity: dict, links: Sequence[tuple[str, bool]],
-             apart: Mapping[tuple[str, str], set[int]]) -> Mention:
+def _mention(
+    entity: dict, links: Sequence[tuple[str, bool]], apart: Mapping[tuple[str, str], set[int]]
+) -> Mention:
     roles = roles_from_relations(links)
     title = parse_person(normalise_name(entity["name"])).title
     return Mention(
@@ -359,18 +398,24 @@ def _mention(entity: dict, links: Sequence[tuple[str, bool]],
 
 
 def _candidate_list(verdict, nodes: Mapping[int, Node]) -> list[dict]:
-    return [{"id": i, "name": nodes[i].name, "score": round(float(verdict.scores.get(i, 0)), 4)}
-            for i in verdict.candidates if i in nodes]
+    return [
+        {"id": i, "name": nodes[i].name, "score": round(float(verdict.scores.get(i, 0)), 4)}
+        for i in verdict.candidates
+        if i in nodes
+    ]
 
 
-def _neighbourhoods(user, node_ids: Sequence[int],
-                    current: Mapping[int, Node] | None = None) -> dict[int, list[str]]:
+def _neighbourhoods(
+    user, node_ids: Sequence[int], current: Mapping[int, Node] | None = None
+) -> dict[int, list[str]]:
     """Each node's 2-hop neighbourhood as ``A -[REL]-> B: "snippet"`` lines (live edges,
     strongest first), for the LLM judge. Two queries whatever the number of nodes. A node in
     ``current`` is named as it stands there (the self node as this batch will leave it)."""
+
     def load(ids: Iterable[int]) -> list[Edge]:
         return list(
-            Edge.objects.for_user(user).filter(superseded_by__isnull=True, dormant=False)
+            Edge.objects.for_user(user)
+            .filter(superseded_by__isnull=True, dormant=False)
             .filter(Q(source_id__in=ids) | Q(target_id__in=ids))
             .select_related("source", "target", "snippet")
             .order_by("-strength_at_touch", "id")
@@ -391,8 +436,10 @@ def _neighbourhoods(user, node_ids: Sequence[int],
     for edge in first:
         by_node[edge.source_id].append(edge)
         by_node[edge.target_id].append(edge)
-    hop1 = {nid: {e.target_id if e.source_id == nid else e.source_id for e in by_node[nid]}
-            for nid in node_ids}
+    hop1 = {
+        nid: {e.target_id if e.source_id == nid else e.source_id for e in by_node[nid]}
+        for nid in node_ids
+    }
     second_ids = set().union(*hop1.values()) - set(node_ids) if hop1 else set()
     for edge in load(second_ids) if second_ids else []:
         by_node[edge.source_id].append(edge)
@@ -422,8 +469,10 @@ class Judgement:
 
 
 OFFLINE = "offline: held for a moderator"
-UNJUDGED = ("the graph changed while the language model was judging (these candidates were "
-            "not judged); held for a moderator")
+UNJUDGED = (
+    "the graph changed while the language model was judging (these candidates were "
+    "not judged); held for a moderator"
+)
 
 
 def judgement_key(entity: Mapping, candidate_ids: Iterable[int]) -> str:
@@ -445,12 +494,17 @@ def _judge(entity: dict, conversation_text: str, candidates: list[dict]) -> Judg
         from memory.extraction.disambiguation import judge_candidates
 
         confidences, reason, usage = judge_candidates(
-            entity=entity, conversation_text=conversation_text, candidates=candidates,
+            entity=entity,
+            conversation_text=conversation_text,
+            candidates=candidates,
         )
     except (llm.LLMUnavailable, llm.LLMError) as exc:
         detail = getattr(exc, "detail", None) or str(exc)
-        return Judgement(None, f"language model unavailable ({detail[:300]}); held for a "
-                         "moderator", getattr(exc, "usage", None))
+        return Judgement(
+            None,
+            f"language model unavailable ({detail[:300]}); held for a moderator",
+            getattr(exc, "usage", None),
+        )
     clean: dict[int, float] = {}
     wanted = {c["id"] for c in candidates}
     for key, value in (confidences or {}).items():
@@ -467,33 +521,60 @@ def _merge_entity(node: Node, entity: dict, rule: str) -> dict:
     """Commit a proposed entity into ``node`` in memory (the caller saves); return ``moved``.
     A self placeholder ("me", "the user") is never recorded as a name of anyone."""
     previous_conf, previous_prov = node.confidence, node.provisional
-    forms = [f for f in [entity["name"], *entity.get("aliases", [])]
-             if not is_self_placeholder(f)]
+    forms = [f for f in [entity["name"], *entity.get("aliases", [])] if not is_self_placeholder(f)]
     aliases = _add_aliases(node, forms)
     props = _fill_properties(node, entity.get("properties") or {})
     node.confidence = max(node.confidence, float(entity.get("confidence", 0.5)))
     if node.provisional and not entity.get("provisional", False):
         node.provisional = False
-    return {"aliases_added": aliases, "properties_added": props,
-            "previous_confidence": previous_conf, "previous_provisional": previous_prov,
-            "rule": rule}
+    return {
+        "aliases_added": aliases,
+        "properties_added": props,
+        "previous_confidence": previous_conf,
+        "previous_provisional": previous_prov,
+        "rule": rule,
+    }
 
 
-def _decision(user, *, status: str, entity: dict, rule: str, reason: str, score: float | None,
-              candidates: list[dict], kept: Node | None, moved: dict, episode: Episode | None,
-              now: datetime) -> MergeDecision:
-    proposed = {k: entity.get(k) for k in ("name", "kind", "aliases", "properties",
-                                           "confidence", "hint", "provisional")}
+def _decision(
+    user,
+    *,
+    status: str,
+    entity: dict,
+    rule: str,
+    reason: str,
+    score: float | None,
+    candidates: list[dict],
+    kept: Node | None,
+    moved: dict,
+    episode: Episode | None,
+    now: datetime,
+) -> MergeDecision:
+    proposed = {
+        k: entity.get(k)
+        for k in ("name", "kind", "aliases", "properties", "confidence", "hint", "provisional")
+    }
     return MergeDecision(
-        user_id=user.pk, status=status, kind=entity["kind"], rule=rule, reason=reason,
-        score=score, proposed=proposed, candidates=candidates, kept=kept, moved=moved,
-        episode=episode, created_at=now, decided_at=now,
+        user_id=user.pk,
+        status=status,
+        kind=entity["kind"],
+        rule=rule,
+        reason=reason,
+        score=score,
+        proposed=proposed,
+        candidates=candidates,
+        kept=kept,
+        moved=moved,
+        episode=episode,
+        created_at=now,
+        decided_at=now,
         log=[{"at": now.isoformat(), "by": "system", "action": status, "why": reason}],
     )
 
 
-def _verdicts(user, entities: Sequence[dict], self_node: Node | None,
-              relations: Sequence[dict]) -> tuple[list[Node], dict[int, Node], list]:
+def _verdicts(
+    user, entities: Sequence[dict], self_node: Node | None, relations: Sequence[dict]
+) -> tuple[list[Node], dict[int, Node], list]:
     """The merge rules' verdict for each entity (read-only; four queries whatever the batch):
     the user's nodes of every kind present (plus nodes of any kind sharing a name with an
     entity, for the provisional upgrade and the other-kind hold), the live edges between
@@ -502,9 +583,11 @@ def _verdicts(user, entities: Sequence[dict], self_node: Node | None,
     considered by id (the self node included) and the verdicts in entity order."""
     kinds = {e["kind"] for e in entities}
     names = {normalise_name(e["name"]) for e in entities}
-    rows = list(Node.objects.for_user(user).filter(
-        Q(kind__in=kinds) | Q(is_self=True) | Q(normalised_name__in=names)
-    ))
+    rows = list(
+        Node.objects.for_user(user).filter(
+            Q(kind__in=kinds) | Q(is_self=True) | Q(normalised_name__in=names)
+        )
+    )
     nodes: dict[int, Node] = {n.pk: n for n in rows}
     if self_node is not None:
         nodes[self_node.pk] = self_node
@@ -513,16 +596,26 @@ def _verdicts(user, entities: Sequence[dict], self_node: Node | None,
     batch_links = _batch_links(entities, relations, self_node)
     apart = _settled_apart(user, entities)
     verdicts = [
-        decide_merge(entity["name"], entity["kind"], stored, hint=entity.get("hint"),
-                     mention=_mention(entity, batch_links.get(entity["ref"], ()), apart))
+        decide_merge(
+            entity["name"],
+            entity["kind"],
+            stored,
+            hint=entity.get("hint"),
+            mention=_mention(entity, batch_links.get(entity["ref"], ()), apart),
+        )
         for entity in entities
     ]
     return rows, nodes, verdicts
 
 
-def judge_entities(*, user, entities: Sequence[dict], self_node: Node | None,
-                   conversation_text: str = "",
-                   relations: Sequence[dict] = ()) -> dict[str, Judgement]:
+def judge_entities(
+    *,
+    user,
+    entities: Sequence[dict],
+    self_node: Node | None,
+    conversation_text: str = "",
+    relations: Sequence[dict] = (),
+) -> dict[str, Judgement]:
     """Ask the LLM about every entity the merge rules hold (SPEC §5.6); call it *before*
     taking ``user_lock`` (each call may take minutes with retries) and outside any
     transaction. Read-only: the same verdicts ``resolve_entities`` will reach, from the graph
@@ -545,18 +638,32 @@ def judge_entities(*, user, entities: Sequence[dict], self_node: Node | None,
     lines = _neighbourhoods(user, sorted({i for _, v in held for i in v.candidates}), current)
     judgements: dict[str, Judgement] = {}
     for entity, verdict in held:
-        judged = [{"id": c["id"], "name": c["name"], "kind": nodes[c["id"]].kind,
-                   "aliases": list(nodes[c["id"]].aliases),
-                   "neighbourhood": lines.get(c["id"], [])}
-                  for c in _candidate_list(verdict, nodes)]
+        judged = [
+            {
+                "id": c["id"],
+                "name": c["name"],
+                "kind": nodes[c["id"]].kind,
+                "aliases": list(nodes[c["id"]].aliases),
+                "neighbourhood": lines.get(c["id"], []),
+            }
+            for c in _candidate_list(verdict, nodes)
+        ]
         judgements[judgement_key(entity, verdict.candidates)] = _judge(
-            entity, conversation_text, judged)
+            entity, conversation_text, judged
+        )
     return judgements
 
 
-def resolve_entities(*, user, entities: Sequence[dict], self_node: Node | None, now: datetime,
-                     episode: Episode | None, relations: Sequence[dict] = (),
-                     judgements: Mapping[str, Judgement] | None = None) -> list[Resolution]:
+def resolve_entities(
+    *,
+    user,
+    entities: Sequence[dict],
+    self_node: Node | None,
+    now: datetime,
+    episode: Episode | None,
+    relations: Sequence[dict] = (),
+    judgements: Mapping[str, Judgement] | None = None,
+) -> list[Resolution]:
     """Apply the merge rules (SPEC §5.6) to a cleaned batch's entities; call under the lock.
 
     The verdicts come from ``_verdicts`` (four queries whatever the batch). ``relations``
@@ -573,8 +680,7 @@ def resolve_entities(*, user, entities: Sequence[dict], self_node: Node | None, 
     if not entities:
         return []
     rows, nodes, verdicts = _verdicts(user, entities, self_node, relations)
-    provisional_by_name = {n.normalised_name: n for n in rows
-                           if n.provisional and not n.is_self}
+    provisional_by_name = {n.normalised_name: n for n in rows if n.provisional and not n.is_self}
 
     resolutions: list[Resolution] = []
     for entity, verdict in zip(entities, verdicts, strict=True):
@@ -588,8 +694,11 @@ def resolve_entities(*, user, entities: Sequence[dict], self_node: Node | None, 
 
     created = [r.node for r in resolutions if r.created]
     Node.objects.bulk_create(created)
-    changed = {r.node.pk: r.node for r in resolutions if not r.created
-               and r.outcome in {"self", "matched", "merged", "flagged", "upgraded"}}
+    changed = {
+        r.node.pk: r.node
+        for r in resolutions
+        if not r.created and r.outcome in {"self", "matched", "merged", "flagged", "upgraded"}
+    }
     for node in changed.values():
         node.updated_at = now
     if changed:
@@ -598,9 +707,11 @@ def resolve_entities(*, user, entities: Sequence[dict], self_node: Node | None, 
             ["kind", "aliases", "properties", "confidence", "provisional", "updated_at"],
         )
     for r in resolutions:
-        if r.decision is not None and r.decision.moved.get("node") is None and r.outcome in {
-            "held", "kept-apart"
-        }:
+        if (
+            r.decision is not None
+            and r.decision.moved.get("node") is None
+            and r.outcome in {"held", "kept-apart"}
+        ):
             r.decision.moved = {**r.decision.moved, "node": r.node.pk}
     return resolutions
 
@@ -618,23 +729,33 @@ def _merged(user, entity, verdict, nodes, episode, now) -> Resolution:
     decision = None
     if not trivial:
         decision = _decision(
-            user, status=MergeStatus.MERGED, entity=entity, rule=verdict.rule,
+            user,
+            status=MergeStatus.MERGED,
+            entity=entity,
+            rule=verdict.rule,
             reason=f"{entity['name']!r} matched {node.name!r} by the {verdict.rule} rule",
-            score=1.0, candidates=_candidate_list(verdict, nodes), kept=node, moved=moved,
-            episode=episode, now=now,
+            score=1.0,
+            candidates=_candidate_list(verdict, nodes),
+            kept=node,
+            moved=moved,
+            episode=episode,
+            now=now,
         )
-    return Resolution(entity["ref"], entity, node, outcome, verdict.rule, decision,
-                      changed=changed)
+    return Resolution(entity["ref"], entity, node, outcome, verdict.rule, decision, changed=changed)
 
 
 def _new_node(user, entity: dict, now: datetime) -> Node:
     return Node(
-        user_id=user.pk, kind=entity["kind"], name=entity["name"][:200],
+        user_id=user.pk,
+        kind=entity["kind"],
+        name=entity["name"][:200],
         normalised_name=normalise_name(entity["name"]),
         aliases=[a[:200] for a in entity.get("aliases", [])],
         properties=dict(entity.get("properties") or {}),
         confidence=float(entity.get("confidence", 0.5)),
-        provisional=bool(entity.get("provisional", False)), created_at=now, updated_at=now,
+        provisional=bool(entity.get("provisional", False)),
+        created_at=now,
+        updated_at=now,
     )
 
 
@@ -647,14 +768,19 @@ def _new_or_upgrade(user, entity, verdict, provisional_by_name, now) -> Resoluti
         del provisional_by_name[norm]
         candidate.kind = entity["kind"]
         _merge_entity(candidate, entity, "provisional")
-        return Resolution(entity["ref"], entity, candidate, "upgraded", "provisional",
-                          changed=True)
-    return Resolution(entity["ref"], entity, _new_node(user, entity, now), "new", verdict.rule,
-                      created=True, changed=True)
+        return Resolution(entity["ref"], entity, candidate, "upgraded", "provisional", changed=True)
+    return Resolution(
+        entity["ref"],
+        entity,
+        _new_node(user, entity, now),
+        "new",
+        verdict.rule,
+        created=True,
+        changed=True,
+    )
 
 
-def _held(user, entity, verdict, nodes, judgement: Judgement | None, episode,
-          now) -> Resolution:
+def _held(user, entity, verdict, nodes, judgement: Judgement | None, episode, now) -> Resolution:
     from memory import llm
 
     candidates = _candidate_list(verdict, nodes)
@@ -663,36 +789,87 @@ def _held(user, entity, verdict, nodes, judgement: Judgement | None, episode,
     confidences, reason, usage = judgement.confidences, judgement.reason, judgement.usage
     if confidences is None:
         decision = _decision(
-            user, status=MergeStatus.HELD, entity=entity, rule=verdict.rule, reason=reason,
-            score=max((c["score"] for c in candidates), default=None), candidates=candidates,
-            kept=None, moved={}, episode=episode, now=now,
+            user,
+            status=MergeStatus.HELD,
+            entity=entity,
+            rule=verdict.rule,
+            reason=reason,
+            score=max((c["score"] for c in candidates), default=None),
+            candidates=candidates,
+            kept=None,
+            moved={},
+            episode=episode,
+            now=now,
         )
-        return Resolution(entity["ref"], entity, _new_node(user, entity, now), "held",
-                          verdict.rule, decision, candidates, created=True, changed=True,
-                          usage=usage)
+        return Resolution(
+            entity["ref"],
+            entity,
+            _new_node(user, entity, now),
+            "held",
+            verdict.rule,
+            decision,
+            candidates,
+            created=True,
+            changed=True,
+            usage=usage,
+        )
     for c in candidates:
         c["llm"] = confidences.get(c["id"], 0.0)
     target, band = pick_llm_candidate(confidences)
     if target is None:
         decision = _decision(
-            user, status=MergeStatus.KEPT_APART, entity=entity, rule="llm",
+            user,
+            status=MergeStatus.KEPT_APART,
+            entity=entity,
+            rule="llm",
             reason=reason or "the language model judged no candidate the same",
-            score=max(confidences.values(), default=0.0), candidates=candidates, kept=None,
-            moved={}, episode=episode, now=now,
+            score=max(confidences.values(), default=0.0),
+            candidates=candidates,
+            kept=None,
+            moved={},
+            episode=episode,
+            now=now,
         )
-        return Resolution(entity["ref"], entity, _new_node(user, entity, now), "kept-apart",
-                          "llm", decision, candidates, created=True, changed=True, usage=usage)
+        return Resolution(
+            entity["ref"],
+            entity,
+            _new_node(user, entity, now),
+            "kept-apart",
+            "llm",
+            decision,
+            candidates,
+            created=True,
+            changed=True,
+            usage=usage,
+        )
     node = nodes[target]
     moved = _merge_entity(node, entity, "llm")
     status = MergeStatus.MERGED if band == "merge" else MergeStatus.FLAGGED
     decision = _decision(
-        user, status=status, entity=entity, rule="llm", reason=reason,
-        score=confidences[target], candidates=candidates, kept=node, moved=moved,
-        episode=episode, now=now,
+        user,
+        status=status,
+        entity=entity,
+        rule="llm",
+        reason=reason,
+        score=confidences[target],
+        candidates=candidates,
+        kept=node,
+        moved=moved,
+        episode=episode,
+        now=now,
     )
     outcome = "merged" if band == "merge" else "flagged"
-    return Resolution(entity["ref"], entity, node, outcome, "llm", decision, candidates,
-                      changed=bool(moved["aliases_added"]), usage=usage)
+    return Resolution(
+        entity["ref"],
+        entity,
+        node,
+        outcome,
+        "llm",
+        decision,
+        candidates,
+        changed=bool(moved["aliases_added"]),
+        usage=usage,
+    )
 
 
 # --- merging two stored nodes -----------------------------------------------------------------
@@ -700,12 +877,19 @@ def _held(user, entity, verdict, nodes, judgement: Judgement | None, episode,
 
 def _edge_row(edge: Edge) -> dict:
     return {
-        "id": edge.pk, "source": edge.source_id, "relation": edge.relation,
-        "target": edge.target_id, "strength_at_touch": edge.strength_at_touch,
-        "last_touched_at": _iso(edge.last_touched_at), "confidence": edge.confidence,
-        "stability": edge.stability, "cardinality": edge.cardinality,
-        "expires_at": _iso(edge.expires_at), "dormant": edge.dormant,
-        "superseded_by": edge.superseded_by_id, "snippet": edge.snippet_id,
+        "id": edge.pk,
+        "source": edge.source_id,
+        "relation": edge.relation,
+        "target": edge.target_id,
+        "strength_at_touch": edge.strength_at_touch,
+        "last_touched_at": _iso(edge.last_touched_at),
+        "confidence": edge.confidence,
+        "stability": edge.stability,
+        "cardinality": edge.cardinality,
+        "expires_at": _iso(edge.expires_at),
+        "dormant": edge.dormant,
+        "superseded_by": edge.superseded_by_id,
+        "snippet": edge.snippet_id,
         "created_at": _iso(edge.created_at),
     }
 
@@ -750,16 +934,20 @@ def merge_nodes(*, user, keep, absorb, reason: str, by=None, now: datetime) -> M
     if keep_id == absorb_id:
         raise MergeError("A node cannot be merged into itself.")
     with user_lock(user.pk):
-        found = {n.pk: n for n in Node.objects.for_user(user).select_for_update()
-                 .filter(pk__in=[keep_id, absorb_id])}
+        found = {
+            n.pk: n
+            for n in Node.objects.for_user(user)
+            .select_for_update()
+            .filter(pk__in=[keep_id, absorb_id])
+        }
         if len(found) != 2:
             raise MergeError("Cannot merge: node not found.")
-        return _merge_stored(user, found[keep_id], found[absorb_id], reason=reason, by=by,
-                             now=now)
+        return _merge_stored(user, found[keep_id], found[absorb_id], reason=reason, by=by, now=now)
 
 
-def _merge_stored(user, keep: Node, absorb: Node, *, reason: str, by, now: datetime,
-                  rule: str = "manual") -> MergeDecision:
+def _merge_stored(
+    user, keep: Node, absorb: Node, *, reason: str, by, now: datetime, rule: str = "manual"
+) -> MergeDecision:
     if keep.kind != absorb.kind:
         raise MergeError(
             f"{absorb.name!r} is a {absorb.kind} and {keep.name!r} a {keep.kind}: only nodes "
@@ -767,23 +955,33 @@ def _merge_stored(user, keep: Node, absorb: Node, *, reason: str, by, now: datet
         )
     if absorb.is_self:
         raise MergeError("The self node can only be kept, never absorbed.")
-    absorb_episodes = sorted(NodeEpisode.objects.for_user(user).filter(node=absorb)
-                             .values_list("episode_id", flat=True))
-    keep_episodes = set(NodeEpisode.objects.for_user(user).filter(node=keep)
-                        .values_list("episode_id", flat=True))
+    absorb_episodes = sorted(
+        NodeEpisode.objects.for_user(user).filter(node=absorb).values_list("episode_id", flat=True)
+    )
+    keep_episodes = set(
+        NodeEpisode.objects.for_user(user).filter(node=keep).values_list("episode_id", flat=True)
+    )
     snapshot = {
-        "id": absorb.pk, "kind": absorb.kind, "name": absorb.name,
-        "normalised_name": absorb.normalised_name, "aliases": list(absorb.aliases),
-        "properties": absorb.properties, "confidence": absorb.confidence,
-        "provisional": absorb.provisional, "is_self": absorb.is_self,
-        "created_at": _iso(absorb.created_at), "updated_at": _iso(absorb.updated_at),
+        "id": absorb.pk,
+        "kind": absorb.kind,
+        "name": absorb.name,
+        "normalised_name": absorb.normalised_name,
+        "aliases": list(absorb.aliases),
+        "properties": absorb.properties,
+        "confidence": absorb.confidence,
+        "provisional": absorb.provisional,
+        "is_self": absorb.is_self,
+        "created_at": _iso(absorb.created_at),
+        "updated_at": _iso(absorb.updated_at),
         "episodes": absorb_episodes,
         "keys": sorted(absorb.keys.values_list("text", flat=True)),
-        "decisions_kept": sorted(MergeDecision.objects.for_user(user).filter(kept=absorb)
-                                 .values_list("pk", flat=True)),
+        "decisions_kept": sorted(
+            MergeDecision.objects.for_user(user).filter(kept=absorb).values_list("pk", flat=True)
+        ),
     }
     moved: dict[str, Any] = {
-        "previous_confidence": keep.confidence, "previous_provisional": keep.provisional,
+        "previous_confidence": keep.confidence,
+        "previous_provisional": keep.provisional,
         "aliases_added": _add_aliases(keep, [absorb.name, *absorb.aliases]),
         "properties_added": _fill_properties(keep, absorb.properties),
         "episodes_added": [e for e in absorb_episodes if e not in keep_episodes],
@@ -791,8 +989,9 @@ def _merge_stored(user, keep: Node, absorb: Node, *, reason: str, by, now: datet
     keep.confidence = max(keep.confidence, absorb.confidence)
     keep.provisional = keep.provisional and absorb.provisional
 
-    touching = list(Edge.objects.for_user(user).filter(Q(source=absorb) | Q(target=absorb))
-                    .order_by("id"))
+    touching = list(
+        Edge.objects.for_user(user).filter(Q(source=absorb) | Q(target=absorb)).order_by("id")
+    )
     dropped = [e for e in touching if keep.pk in (e.source_id, e.target_id)]
     dropped_ids = {e.pk for e in dropped}
     remapped = [e for e in touching if e.pk not in dropped_ids]
@@ -814,12 +1013,14 @@ def _merge_stored(user, keep: Node, absorb: Node, *, reason: str, by, now: datet
             edge_id = successor_of[edge_id]
         return edge_id
 
-    orphans = list(Edge.objects.for_user(user).filter(superseded_by_id__in=dropped_ids)
-                   .exclude(pk__in=dropped_ids))
+    orphans = list(
+        Edge.objects.for_user(user)
+        .filter(superseded_by_id__in=dropped_ids)
+        .exclude(pk__in=dropped_ids)
+    )
     by_pk = {e.pk: e for e in remapped}
     orphans = [by_pk.get(e.pk, e) for e in orphans]
-    moved["resuperseded"] = [{"edge": e.pk, "superseded_by": e.superseded_by_id}
-                             for e in orphans]
+    moved["resuperseded"] = [{"edge": e.pk, "superseded_by": e.superseded_by_id} for e in orphans]
     for e in orphans:
         e.superseded_by_id = surviving(e.superseded_by_id)
 
@@ -848,12 +1049,26 @@ def _merge_stored(user, keep: Node, absorb: Node, *, reason: str, by, now: datet
         keys.sync_relation_keys(user_id=user.pk, relations={e.relation for e in dropped})
 
     decision = MergeDecision(
-        user_id=user.pk, status=MergeStatus.MERGED, kind=keep.kind, rule=rule, reason=reason,
+        user_id=user.pk,
+        status=MergeStatus.MERGED,
+        kind=keep.kind,
+        rule=rule,
+        reason=reason,
         score=None,
-        proposed={"name": absorb.name, "kind": absorb.kind, "aliases": list(absorb.aliases),
-                  "properties": absorb.properties, "confidence": absorb.confidence},
-        candidates=[{"id": keep.pk, "name": keep.name, "score": None}], kept=keep,
-        absorbed=snapshot, moved=moved, decided_by=by, created_at=now, decided_at=now,
+        proposed={
+            "name": absorb.name,
+            "kind": absorb.kind,
+            "aliases": list(absorb.aliases),
+            "properties": absorb.properties,
+            "confidence": absorb.confidence,
+        },
+        candidates=[{"id": keep.pk, "name": keep.name, "score": None}],
+        kept=keep,
+        absorbed=snapshot,
+        moved=moved,
+        decided_by=by,
+        created_at=now,
+        decided_at=now,
     )
     _log(decision, at=now, by=by, action="merged", why=reason)
     decision.save()
@@ -880,38 +1095,64 @@ def _snapshot_edges(user, edges: list[Edge]) -> list[dict]:
         return []
     snippets: dict[int, list[dict]] = defaultdict(list)
     for s in Snippet.objects.for_user(user).filter(edge_id__in=ids).order_by("id"):
-        snippets[s.edge_id].append({
-            "id": s.pk, "text": s.text, "evidence": s.evidence, "confidence": s.confidence,
-            "episode": s.episode_id, "message": s.message_id, "created_at": _iso(s.created_at),
-        })
+        snippets[s.edge_id].append(
+            {
+                "id": s.pk,
+                "text": s.text,
+                "evidence": s.evidence,
+                "confidence": s.confidence,
+                "episode": s.episode_id,
+                "message": s.message_id,
+                "created_at": _iso(s.created_at),
+            }
+        )
     episodes: dict[int, list[int]] = defaultdict(list)
-    for edge_id, episode_id in (EdgeEpisode.objects.for_user(user).filter(edge_id__in=ids)
-                                .order_by("episode_id").values_list("edge_id", "episode_id")):
+    for edge_id, episode_id in (
+        EdgeEpisode.objects.for_user(user)
+        .filter(edge_id__in=ids)
+        .order_by("episode_id")
+        .values_list("edge_id", "episode_id")
+    ):
         episodes[edge_id].append(episode_id)
     # Traversals hold edge ids, not keys, and ids are never reused: a restored edge is found
     # again by the Reads that crossed it, so they need no snapshot.
-    return [{**_edge_row(e), "snippets": snippets[e.pk], "episodes": episodes[e.pk]}
-            for e in edges]
+    return [{**_edge_row(e), "snippets": snippets[e.pk], "episodes": episodes[e.pk]} for e in edges]
 
 
-def _collapse(user, keep: Node, remapped: list[Edge], orphans: list[Edge], dropped_ids: set[int],
-              now: datetime) -> list[dict]:
+def _collapse(
+    user,
+    keep: Node,
+    remapped: list[Edge],
+    orphans: list[Edge],
+    dropped_ids: set[int],
+    now: datetime,
+) -> list[dict]:
     """Supersede remapped (or revived) edges whose claim is already live on ``keep``."""
     from memory.core.decay import strength_at
 
-    contenders = {e.pk: e for e in [*remapped, *orphans] if e.superseded_by_id is None
-                  and e.pk not in dropped_ids}
+    contenders = {
+        e.pk: e
+        for e in [*remapped, *orphans]
+        if e.superseded_by_id is None and e.pk not in dropped_ids
+    }
     if not contenders:
         return []
     live: dict[tuple, Edge] = {}
-    for e in (Edge.objects.for_user(user).filter(superseded_by__isnull=True)
-              .filter(Q(source=keep) | Q(target=keep)).exclude(pk__in=[*contenders, *dropped_ids])
-              .order_by("id")):
+    for e in (
+        Edge.objects.for_user(user)
+        .filter(superseded_by__isnull=True)
+        .filter(Q(source=keep) | Q(target=keep))
+        .exclude(pk__in=[*contenders, *dropped_ids])
+        .order_by("id")
+    ):
         live[(e.source_id, e.relation, e.target_id)] = e
     episodes_of: dict[int, set[int]] = defaultdict(set)
     ids = [*contenders, *(e.pk for e in live.values())]
-    for edge_id, episode_id in (EdgeEpisode.objects.for_user(user).filter(edge_id__in=ids)
-                                .values_list("edge_id", "episode_id")):
+    for edge_id, episode_id in (
+        EdgeEpisode.objects.for_user(user)
+        .filter(edge_id__in=ids)
+        .values_list("edge_id", "episode_id")
+    ):
         episodes_of[edge_id].add(episode_id)
     records: list[dict] = []
     survivors: list[Edge] = []
@@ -921,9 +1162,12 @@ def _collapse(user, keep: Node, remapped: list[Edge], orphans: list[Edge], dropp
         if into is None:
             live[claim] = e
             continue
-        before = {"strength_at_touch": into.strength_at_touch,
-                  "last_touched_at": _iso(into.last_touched_at), "dormant": into.dormant,
-                  "confidence": into.confidence}
+        before = {
+            "strength_at_touch": into.strength_at_touch,
+            "last_touched_at": _iso(into.last_touched_at),
+            "dormant": into.dormant,
+            "confidence": into.confidence,
+        }
         mine = strength_at(e.strength_at_touch, e.stability, e.last_touched_at, now)
         theirs = strength_at(into.strength_at_touch, into.stability, into.last_touched_at, now)
         if mine > theirs:
@@ -933,8 +1177,9 @@ def _collapse(user, keep: Node, remapped: list[Edge], orphans: list[Edge], dropp
         added = sorted(episodes_of[e.pk] - episodes_of[into.pk])
         episodes_of[into.pk] |= set(added)
         e.superseded_by_id = into.pk
-        records.append({"edge": e.pk, "into": into.pk, "into_before": before,
-                        "episodes_added": added})
+        records.append(
+            {"edge": e.pk, "into": into.pk, "into_before": before, "episodes_added": added}
+        )
         if into.pk not in contenders:
             survivors.append(into)
     if survivors:
@@ -943,16 +1188,20 @@ def _collapse(user, keep: Node, remapped: list[Edge], orphans: list[Edge], dropp
             ["strength_at_touch", "last_touched_at", "dormant", "confidence"],
         )
     EdgeEpisode.objects.bulk_create(
-        [EdgeEpisode(user_id=user.pk, edge_id=r["into"], episode_id=ep)
-         for r in records for ep in r["episodes_added"]],
+        [
+            EdgeEpisode(user_id=user.pk, edge_id=r["into"], episode_id=ep)
+            for r in records
+            for ep in r["episodes_added"]
+        ],
         ignore_conflicts=True,
     )
     # A contender that is itself a survivor is saved with the other remapped edges.
     for r in records:
         if r["into"] in contenders:
             survivor = contenders[r["into"]]
-            survivor.save(update_fields=["strength_at_touch", "last_touched_at", "dormant",
-                                         "confidence"])
+            survivor.save(
+                update_fields=["strength_at_touch", "last_touched_at", "dormant", "confidence"]
+            )
     return records
 
 
@@ -989,8 +1238,10 @@ def _revert_locked(user, decision: MergeDecision, *, by, now: datetime) -> None:
     if decision.status not in (MergeStatus.MERGED, MergeStatus.FLAGGED):
         raise ValueError(f"only merged decisions can be reverted (this one is {decision.status})")
     if "erased_at" in decision.moved:  # memory.services.corrections.erase_expired_history
-        raise ValueError("this merge can no longer be undone: its undo window has closed (or "
-                         "a node it kept was forgotten) and what it recorded was erased")
+        raise ValueError(
+            "this merge can no longer be undone: its undo window has closed (or "
+            "a node it kept was forgotten) and what it recorded was erased"
+        )
     linked = decision.moved.get("merge_decision")
     if linked is not None:
         inner = _locked_decision(user, linked)
@@ -1008,11 +1259,16 @@ def _revert_locked(user, decision: MergeDecision, *, by, now: datetime) -> None:
 
 
 def _kept_node(user, decision: MergeDecision) -> Node:
-    node = (Node.objects.for_user(user).select_for_update().filter(pk=decision.kept_id).first()
-            if decision.kept_id else None)
+    node = (
+        Node.objects.for_user(user).select_for_update().filter(pk=decision.kept_id).first()
+        if decision.kept_id
+        else None
+    )
     if node is None:
-        raise ValueError("the merged node no longer exists (it was merged again or deleted); "
-                         "revert the later merge first")
+        raise ValueError(
+            "the merged node no longer exists (it was merged again or deleted); "
+            "revert the later merge first"
+        )
     return node
 
 
@@ -1026,25 +1282,46 @@ def _restore_absorbed(user, decision: MergeDecision, now: datetime) -> None:
     snap, moved = decision.absorbed, decision.moved
     _name_free(user, snap["kind"], snap["name"])
     absorbed = Node(
-        pk=snap["id"], user_id=user.pk, kind=snap["kind"], name=snap["name"],
-        normalised_name=snap["normalised_name"], aliases=snap["aliases"],
-        properties=snap["properties"], confidence=snap["confidence"],
-        provisional=snap["provisional"], is_self=snap["is_self"],
-        created_at=_when(snap["created_at"]), updated_at=_when(snap["updated_at"]),
+        pk=snap["id"],
+        user_id=user.pk,
+        kind=snap["kind"],
+        name=snap["name"],
+        normalised_name=snap["normalised_name"],
+        aliases=snap["aliases"],
+        properties=snap["properties"],
+        confidence=snap["confidence"],
+        provisional=snap["provisional"],
+        is_self=snap["is_self"],
+        created_at=_when(snap["created_at"]),
+        updated_at=_when(snap["updated_at"]),
     )
     absorbed.save(force_insert=True)
-    live_episodes = set(Episode.objects.for_user(user).filter(
-        pk__in=[*snap["episodes"], *moved.get("episodes_added", [])]).values_list("pk", flat=True))
-    NodeEpisode.objects.bulk_create([NodeEpisode(user_id=user.pk, node=absorbed, episode_id=e)
-                                     for e in snap["episodes"] if e in live_episodes])
+    live_episodes = set(
+        Episode.objects.for_user(user)
+        .filter(pk__in=[*snap["episodes"], *moved.get("episodes_added", [])])
+        .values_list("pk", flat=True)
+    )
+    NodeEpisode.objects.bulk_create(
+        [
+            NodeEpisode(user_id=user.pk, node=absorbed, episode_id=e)
+            for e in snap["episodes"]
+            if e in live_episodes
+        ]
+    )
     NodeEpisode.objects.for_user(user).filter(
-        node=keep, episode_id__in=moved.get("episodes_added", [])).delete()
+        node=keep, episode_id__in=moved.get("episodes_added", [])
+    ).delete()
 
-    edges = {e.pk: e for e in Edge.objects.for_user(user).filter(pk__in=[
-        *(r["edge"] for r in moved.get("remapped", [])),
-        *(r["edge"] for r in moved.get("resuperseded", [])),
-        *(r["into"] for r in moved.get("collapsed", [])),
-    ])}
+    edges = {
+        e.pk: e
+        for e in Edge.objects.for_user(user).filter(
+            pk__in=[
+                *(r["edge"] for r in moved.get("remapped", [])),
+                *(r["edge"] for r in moved.get("resuperseded", [])),
+                *(r["into"] for r in moved.get("collapsed", [])),
+            ]
+        )
+    }
     for record in reversed(moved.get("collapsed", [])):
         into = edges.get(record["into"])
         if into is not None:
@@ -1053,7 +1330,8 @@ def _restore_absorbed(user, decision: MergeDecision, now: datetime) -> None:
             into.last_touched_at = _when(before["last_touched_at"])
             into.dormant, into.confidence = before["dormant"], before["confidence"]
             EdgeEpisode.objects.for_user(user).filter(
-                edge=into, episode_id__in=record["episodes_added"]).delete()
+                edge=into, episode_id__in=record["episodes_added"]
+            ).delete()
         if record["edge"] in edges:
             edges[record["edge"]].superseded_by_id = None
     for record in moved.get("remapped", []):
@@ -1065,11 +1343,21 @@ def _restore_absorbed(user, decision: MergeDecision, now: datetime) -> None:
         if record["edge"] in edges:
             edges[record["edge"]].superseded_by_id = record["superseded_by"]
     if edges:
-        Edge.objects.bulk_update(list(edges.values()), [
-            "source", "target", "superseded_by", "strength_at_touch", "last_touched_at",
-            "dormant", "confidence"])
-    MergeDecision.objects.for_user(user).filter(
-        pk__in=snap.get("decisions_kept", [])).update(kept=absorbed)
+        Edge.objects.bulk_update(
+            list(edges.values()),
+            [
+                "source",
+                "target",
+                "superseded_by",
+                "strength_at_touch",
+                "last_touched_at",
+                "dormant",
+                "confidence",
+            ],
+        )
+    MergeDecision.objects.for_user(user).filter(pk__in=snap.get("decisions_kept", [])).update(
+        kept=absorbed
+    )
 
     _undo_node_changes(keep, moved)
     keep.updated_at = now
@@ -1085,52 +1373,98 @@ def _recreate_edges(user, rows: list[dict]) -> None:
     edges, their snippets and successors may reference each other in any order)."""
     if not rows:
         return
-    existing_edges = set(Edge.objects.for_user(user).filter(
-        pk__in=[r["superseded_by"] for r in rows if r["superseded_by"]]
-    ).values_list("pk", flat=True)) | {r["id"] for r in rows}
-    episodes = set(Episode.objects.for_user(user).filter(
-        pk__in=[e for r in rows for e in r["episodes"]]
-        + [s["episode"] for r in rows for s in r["snippets"] if s["episode"]]
-    ).values_list("pk", flat=True))
-    Edge.objects.bulk_create([
-        Edge(pk=r["id"], user_id=user.pk, source_id=r["source"], relation=r["relation"],
-             target_id=r["target"], strength_at_touch=r["strength_at_touch"],
-             last_touched_at=_when(r["last_touched_at"]), confidence=r["confidence"],
-             stability=r["stability"], cardinality=r["cardinality"],
-             expires_at=_when(r["expires_at"]), dormant=r["dormant"],
-             superseded_by_id=r["superseded_by"] if r["superseded_by"] in existing_edges else None,
-             snippet_id=r["snippet"] if any(s["id"] == r["snippet"] for s in r["snippets"])
-             else None,
-             created_at=_when(r["created_at"]))
-        for r in rows
-    ])
+    existing_edges = set(
+        Edge.objects.for_user(user)
+        .filter(pk__in=[r["superseded_by"] for r in rows if r["superseded_by"]])
+        .values_list("pk", flat=True)
+    ) | {r["id"] for r in rows}
+    episodes = set(
+        Episode.objects.for_user(user)
+        .filter(
+            pk__in=[e for r in rows for e in r["episodes"]]
+            + [s["episode"] for r in rows for s in r["snippets"] if s["episode"]]
+        )
+        .values_list("pk", flat=True)
+    )
+    Edge.objects.bulk_create(
+        [
+            Edge(
+                pk=r["id"],
+                user_id=user.pk,
+                source_id=r["source"],
+                relation=r["relation"],
+                target_id=r["target"],
+                strength_at_touch=r["strength_at_touch"],
+                last_touched_at=_when(r["last_touched_at"]),
+                confidence=r["confidence"],
+                stability=r["stability"],
+                cardinality=r["cardinality"],
+                expires_at=_when(r["expires_at"]),
+                dormant=r["dormant"],
+                superseded_by_id=r["superseded_by"]
+                if r["superseded_by"] in existing_edges
+                else None,
+                snippet_id=r["snippet"]
+                if any(s["id"] == r["snippet"] for s in r["snippets"])
+                else None,
+                created_at=_when(r["created_at"]),
+            )
+            for r in rows
+        ]
+    )
     from chat.models import Conversation, Message
 
-    message_ids = set(Message.objects.for_user(user).filter(
-        pk__in=[s["message"] for r in rows for s in r["snippets"] if s["message"]]
-    ).values_list("pk", flat=True))
-    Snippet.objects.bulk_create([
-        Snippet(pk=s["id"], user_id=user.pk, edge_id=r["id"], text=s["text"],
-                evidence=s["evidence"], confidence=s["confidence"],
+    message_ids = set(
+        Message.objects.for_user(user)
+        .filter(pk__in=[s["message"] for r in rows for s in r["snippets"] if s["message"]])
+        .values_list("pk", flat=True)
+    )
+    Snippet.objects.bulk_create(
+        [
+            Snippet(
+                pk=s["id"],
+                user_id=user.pk,
+                edge_id=r["id"],
+                text=s["text"],
+                evidence=s["evidence"],
+                confidence=s["confidence"],
                 episode_id=s["episode"] if s["episode"] in episodes else None,
                 message_id=s["message"] if s["message"] in message_ids else None,
-                created_at=_when(s["created_at"]))
-        for r in rows for s in r["snippets"]
-    ])
-    EdgeEpisode.objects.bulk_create([
-        EdgeEpisode(user_id=user.pk, edge_id=r["id"], episode_id=e)
-        for r in rows for e in r["episodes"] if e in episodes
-    ])
+                created_at=_when(s["created_at"]),
+            )
+            for r in rows
+            for s in r["snippets"]
+        ]
+    )
+    EdgeEpisode.objects.bulk_create(
+        [
+            EdgeEpisode(user_id=user.pk, edge_id=r["id"], episode_id=e)
+            for r in rows
+            for e in r["episodes"]
+            if e in episodes
+        ]
+    )
     # Decisions recorded when a traversal was a row per edge carry those rows (deleted with
     # the edge then): each comes back as a one-edge row of today's shape.
     old = [(r["id"], t) for r in rows for t in r.get("traversals", ())]
-    conversations = set(Conversation.objects.for_user(user).filter(
-        pk__in=[t["conversation"] for _, t in old]).values_list("pk", flat=True))
-    Traversal.objects.bulk_create([
-        Traversal(user_id=user.pk, edge_ids=[edge_id], conversation_id=t["conversation"],
-                  crossed_at=_when(t["crossed_at"]), applied_at=_when(t["applied_at"]))
-        for edge_id, t in old if t["conversation"] in conversations
-    ])
+    conversations = set(
+        Conversation.objects.for_user(user)
+        .filter(pk__in=[t["conversation"] for _, t in old])
+        .values_list("pk", flat=True)
+    )
+    Traversal.objects.bulk_create(
+        [
+            Traversal(
+                user_id=user.pk,
+                edge_ids=[edge_id],
+                conversation_id=t["conversation"],
+                crossed_at=_when(t["crossed_at"]),
+                applied_at=_when(t["applied_at"]),
+            )
+            for edge_id, t in old
+            if t["conversation"] in conversations
+        ]
+    )
 
 
 def _split_proposed(user, decision: MergeDecision, now: datetime) -> Node:
@@ -1138,17 +1472,25 @@ def _split_proposed(user, decision: MergeDecision, now: datetime) -> Node:
     proposed, moved = decision.proposed, decision.moved
     _name_free(user, proposed["kind"], proposed["name"])
     node = Node.objects.create(
-        user_id=user.pk, kind=proposed["kind"], name=proposed["name"],
+        user_id=user.pk,
+        kind=proposed["kind"],
+        name=proposed["name"],
         normalised_name=normalise_name(proposed["name"]),
-        aliases=[a for a in proposed.get("aliases") or []
-                 if normalise_name(a) != normalise_name(proposed["name"])],
+        aliases=[
+            a
+            for a in proposed.get("aliases") or []
+            if normalise_name(a) != normalise_name(proposed["name"])
+        ],
         properties=dict(proposed.get("properties") or {}),
         confidence=float(proposed.get("confidence") or 0.5),
-        provisional=bool(proposed.get("provisional")), created_at=now, updated_at=now,
+        provisional=bool(proposed.get("provisional")),
+        created_at=now,
+        updated_at=now,
     )
     records = moved.get("edges", [])
-    edges = {e.pk: e for e in Edge.objects.for_user(user).filter(
-        pk__in=[r["edge"] for r in records])}
+    edges = {
+        e.pk: e for e in Edge.objects.for_user(user).filter(pk__in=[r["edge"] for r in records])
+    }
     for record in records:
         edge = edges.get(record["edge"])
         if edge is not None and getattr(edge, f"{record['end']}_id") == keep.pk:
@@ -1158,7 +1500,8 @@ def _split_proposed(user, decision: MergeDecision, now: datetime) -> Node:
     if decision.episode_id:
         if moved.get("episode_added"):
             NodeEpisode.objects.for_user(user).filter(
-                node=keep, episode_id=decision.episode_id).delete()
+                node=keep, episode_id=decision.episode_id
+            ).delete()
         NodeEpisode.objects.create(user_id=user.pk, node=node, episode_id=decision.episode_id)
     _undo_node_changes(keep, moved)
     keep.updated_at = now
@@ -1176,8 +1519,9 @@ def confirm(*, user, decision, by, now: datetime) -> MergeDecision:
     with user_lock(user.pk):
         decision = _locked_decision(user, decision)
         if decision.status != MergeStatus.FLAGGED:
-            raise ValueError(f"only a flagged merge can be confirmed (this one is "
-                             f"{decision.status})")
+            raise ValueError(
+                f"only a flagged merge can be confirmed (this one is {decision.status})"
+            )
         decision.status = MergeStatus.MERGED
         decision.decided_by, decision.decided_at = by, now
         _log(decision, at=now, by=by, action="confirmed", why="a moderator confirmed the merge")
@@ -1199,8 +1543,9 @@ def keep_apart(*, user, decision, by, why: str, now: datetime) -> MergeDecision:
                 split = _split_proposed(user, decision, now)
                 decision.moved = {**decision.moved, "node": split.pk}
         elif decision.status != MergeStatus.HELD:
-            raise ValueError(f"only held or flagged decisions can be kept apart (this one is "
-                             f"{decision.status})")
+            raise ValueError(
+                f"only held or flagged decisions can be kept apart (this one is {decision.status})"
+            )
         decision.status = MergeStatus.KEPT_APART
         decision.decided_by, decision.decided_at = by, now
         _log(decision, at=now, by=by, action="kept-apart", why=why)
@@ -1216,18 +1561,22 @@ def merge_held(*, user, decision, into_node_id: int, by, now: datetime) -> Merge
     with user_lock(user.pk):
         decision = _locked_decision(user, decision)
         if decision.status != MergeStatus.HELD:
-            raise ValueError(f"only a held decision can be merged (this one is "
-                             f"{decision.status})")
+            raise ValueError(f"only a held decision can be merged (this one is {decision.status})")
         held_id = decision.moved.get("node")
-        nodes = {n.pk: n for n in Node.objects.for_user(user).select_for_update()
-                 .filter(pk__in=[held_id, into_node_id])}
+        nodes = {
+            n.pk: n
+            for n in Node.objects.for_user(user)
+            .select_for_update()
+            .filter(pk__in=[held_id, into_node_id])
+        }
         if held_id not in nodes:
             raise ValueError("the held entity's node no longer exists")
         if into_node_id not in nodes or into_node_id == held_id:
             raise ValueError("node not found")
         why = f"a moderator merged the held entity {decision.proposed.get('name')!r}"
-        inner = _merge_stored(user, nodes[into_node_id], nodes[held_id], reason=why, by=by,
-                              now=now, rule="moderator")
+        inner = _merge_stored(
+            user, nodes[into_node_id], nodes[held_id], reason=why, by=by, now=now, rule="moderator"
+        )
         decision.status = MergeStatus.MERGED
         decision.kept = nodes[into_node_id]
         decision.moved = {**decision.moved, "merge_decision": inner.pk}

@@ -19,8 +19,14 @@ def name_self_node(*, user, name: str, now=None) -> Node:
         node = Node.objects.for_user(user).filter(is_self=True).first()
         if node is None:
             node = Node.objects.create(
-                user=user, kind=NodeKind.PERSON, name=name, normalised_name=normalise_name(name),
-                is_self=True, confidence=1.0, created_at=now, updated_at=now,
+                user=user,
+                kind=NodeKind.PERSON,
+                name=name,
+                normalised_name=normalise_name(name),
+                is_self=True,
+                confidence=1.0,
+                created_at=now,
+                updated_at=now,
             )
         else:
             known = {normalise_name(form) for form in [node.name, *node.aliases]}

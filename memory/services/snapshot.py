@@ -94,7 +94,8 @@ def _epoch_us(moment: datetime) -> int:
 # --- the cache ---------------------------------------------------------------------------------
 
 _snapshots: UserLRU[GraphSnapshot] = UserLRU(
-    lambda: getattr(settings, "MEMORY_GRAPH_CACHE_ROWS", 3_000_000))
+    lambda: getattr(settings, "MEMORY_GRAPH_CACHE_ROWS", 3_000_000)
+)
 
 
 def clear_snapshot_cache() -> None:
@@ -139,10 +140,14 @@ def load_snapshot(cursor, user_id: int) -> GraphSnapshot:
     key = user_key(user_id)
     cached = _snapshots.get(key)
     cursor.execute(
-        _SNAPSHOT_SQL.format(versions=GraphVersion._meta.db_table, edges=Edge._meta.db_table,
-                             nodes=Node._meta.db_table, members=NodeEpisode._meta.db_table,
-                             keys=MemoryKey._meta.db_table,
-                             snippets=Snippet._meta.db_table),
+        _SNAPSHOT_SQL.format(
+            versions=GraphVersion._meta.db_table,
+            edges=Edge._meta.db_table,
+            nodes=Node._meta.db_table,
+            members=NodeEpisode._meta.db_table,
+            keys=MemoryKey._meta.db_table,
+            snippets=Snippet._meta.db_table,
+        ),
         {"user": user_id, "cached": cached.version if cached is not None else None},
     )
     rows = cursor.fetchall()
@@ -175,9 +180,10 @@ def _build(version: int | None, rows: list[tuple]) -> GraphSnapshot:
     n = len(edges)
     expires = np.fromiter(
         (r[8] if r[8] is not None and r[5] in temporary else _NEVER for r in edges),
-        dtype=np.int64, count=n)
-    ends = np.fromiter((end for r in edges for end in (r[2], r[3])), dtype=np.int64,
-                       count=2 * n)
+        dtype=np.int64,
+        count=n,
+    )
+    ends = np.fromiter((end for r in edges for end in (r[2], r[3])), dtype=np.int64, count=2 * n)
     # Rows are filtered on the owner in SQL; an edge or membership naming a node that is not
     # among the user's nodes (it cannot happen through the services) is dropped, never mapped
     # onto a neighbouring index.
@@ -190,8 +196,9 @@ def _build(version: int | None, rows: list[tuple]) -> GraphSnapshot:
     members = sorted({(r[1], r[2]) for r in parts[3]})
     member_nodes = np.fromiter((m[0] for m in members), dtype=np.int64, count=len(members))
     if not _owned(node_ids, member_nodes).all():
-        members = [m for m, keep in zip(members, _owned(node_ids, member_nodes), strict=True)
-                   if keep]
+        members = [
+            m for m, keep in zip(members, _owned(node_ids, member_nodes), strict=True) if keep
+        ]
     episode_ids = np.fromiter((m[1] for m in members), dtype=np.int64, count=len(members))
     _, pair_episode = np.unique(episode_ids, return_inverse=True)
 
@@ -211,15 +218,26 @@ def _build(version: int | None, rows: list[tuple]) -> GraphSnapshot:
         expires_us=expires,
         snippet=np.fromiter((r[9] or 0 for r in edges), dtype=np.int64, count=n),
         occurred=tuple(r[10] or "" for r in edges),
-        pair_node=np.searchsorted(node_ids, np.fromiter((m[0] for m in members),
-                                                        dtype=np.int64, count=len(members))),
+        pair_node=np.searchsorted(
+            node_ids, np.fromiter((m[0] for m in members), dtype=np.int64, count=len(members))
+        ),
         pair_episode=pair_episode.astype(np.int64),
         keys={r[1]: (r[2], r[5] or None, r[4]) for r in parts[4]},
         live_node_ids=frozenset(int(i) for i in node_ids),
     )
-    for array in (snapshot.node_ids, snapshot.edge_ids, snapshot.source, snapshot.target,
-                  snapshot.relation, snapshot.s0, snapshot.rate, snapshot.touched_us,
-                  snapshot.expires_us, snapshot.snippet, snapshot.pair_node,
-                  snapshot.pair_episode):
+    for array in (
+        snapshot.node_ids,
+        snapshot.edge_ids,
+        snapshot.source,
+        snapshot.target,
+        snapshot.relation,
+        snapshot.s0,
+        snapshot.rate,
+        snapshot.touched_us,
+        snapshot.expires_us,
+        snapshot.snippet,
+        snapshot.pair_node,
+        snapshot.pair_episode,
+    ):
         array.setflags(write=False)
     return snapshot

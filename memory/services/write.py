@@ -94,13 +94,22 @@ class WriteSummary:
         section("added edges", self.added_edges)
         section("reinforced", self.reinforced)
         section("reinforced (crossed by a Read)", self.crossed)
-        section("merged", [f"{m['name']} → {m['into']} ({m['rule']}"
-                           f"{', flagged for review' if m.get('flagged') else ''})"
-                           for m in self.merged])
-        section("held for review", [f"{h['name']} (candidates: {', '.join(h['candidates'])})"
-                                    for h in self.held])
-        section("kept apart", [f"{k['name']} (candidates: {', '.join(k['candidates'])})"
-                               for k in self.kept_apart])
+        section(
+            "merged",
+            [
+                f"{m['name']} → {m['into']} ({m['rule']}"
+                f"{', flagged for review' if m.get('flagged') else ''})"
+                for m in self.merged
+            ],
+        )
+        section(
+            "held for review",
+            [f"{h['name']} (candidates: {', '.join(h['candidates'])})" for h in self.held],
+        )
+        section(
+            "kept apart",
+            [f"{k['name']} (candidates: {', '.join(k['candidates'])})" for k in self.kept_apart],
+        )
         section("superseded", self.superseded)
         section("provisional", self.provisional)
         section("dropped", [f"{d['item']}: {d['reason']}" for d in self.dropped])
@@ -123,8 +132,10 @@ class Judgements:
     def tokens(self) -> tuple[int, int]:
         """(input, output) tokens the judgements spent, used or not."""
         usages = [j.usage for j in self.by_key.values() if j.usage is not None]
-        return (sum(int(getattr(u, "input_tokens", 0) or 0) for u in usages),
-                sum(int(getattr(u, "output_tokens", 0) or 0) for u in usages))
+        return (
+            sum(int(getattr(u, "input_tokens", 0) or 0) for u in usages),
+            sum(int(getattr(u, "output_tokens", 0) or 0) for u in usages),
+        )
 
 
 @dataclass
@@ -175,8 +186,12 @@ def _nodes_named(user, batch: Any) -> dict[str, Node]:
     """Existing nodes named by the batch's relation ends (normalised name → node), in one
     query. A name carried by nodes of several kinds is ambiguous and left out, so cleaning
     treats it as unknown (a provisional node) rather than guessing a referent."""
-    names = {normalise_name(v) for r in _raw_relations(batch) for v in (r.get("source"),
-             r.get("target")) if isinstance(v, str)}
+    names = {
+        normalise_name(v)
+        for r in _raw_relations(batch)
+        for v in (r.get("source"), r.get("target"))
+        if isinstance(v, str)
+    }
     names = {n for n in names if n and not is_self_placeholder(n)}
     if not names:
         return {}
@@ -209,8 +224,9 @@ def _cited_messages(user, batch: Any) -> dict[str, str]:
 
 def _episode(user, episode, data: dict | None, now: datetime) -> Episode:
     if episode is None:
-        row = Episode(user_id=user.pk, status=ExtractionStatus.DONE, extractor="batch",
-                      created_at=now)
+        row = Episode(
+            user_id=user.pk, status=ExtractionStatus.DONE, extractor="batch", created_at=now
+        )
     else:
         pk = episode.pk if isinstance(episode, Episode) else int(episode)
         row = Episode.objects.for_user(user).select_for_update().filter(pk=pk).first()
@@ -244,15 +260,17 @@ def _clean(user, batch: dict, messages: Mapping[str, str] | None) -> _Cleaned:
     nodes; ``messages`` None loads the user's own turns the batch cites."""
     texts = dict(messages) if messages is not None else _cited_messages(user, batch)
     named = _nodes_named(user, batch)
-    result = clean_batch(batch, messages=texts,
-                         known_names={name: node.kind for name, node in named.items()})
+    result = clean_batch(
+        batch, messages=texts, known_names={name: node.kind for name, node in named.items()}
+    )
     clean = result.batch
     _check_lengths(clean)
     entities, relations = clean["entities"], clean["relations"]
     refs = {e["ref"] for e in entities}
     names_self = any(is_self_placeholder(e["name"]) for e in entities) or any(
         end not in refs and is_self_placeholder(end)
-        for r in relations for end in (r["source"], r["target"])
+        for r in relations
+        for end in (r["source"], r["target"])
     )
     conversation_text = "\n".join(texts.values()) or "\n".join(r["snippet"] for r in relations)
     return _Cleaned(texts, named, result, entities, relations, names_self, conversation_text)
@@ -262,14 +280,19 @@ def _self_node(user, cleaned: _Cleaned, now: datetime, **options):
     clean = cleaned.result.batch
     # The cleaned self fields (instruction-like or malformed ones are dropped by cleaning).
     return merge.ensure_self_node(
-        user=user, now=now, self_name=clean.get("self_name"),
+        user=user,
+        now=now,
+        self_name=clean.get("self_name"),
         self_aliases=clean.get("self_aliases", ()),
-        self_properties=clean.get("self_properties"), needed=cleaned.names_self, **options,
+        self_properties=clean.get("self_properties"),
+        needed=cleaned.names_self,
+        **options,
     )
 
 
-def judge_batch(*, user, batch: dict, now: datetime,
-                messages: Mapping[str, str] | None = None) -> Judgements:
+def judge_batch(
+    *, user, batch: dict, now: datetime, messages: Mapping[str, str] | None = None
+) -> Judgements:
     """Ask the LLM about the batch's held entities (SPEC §5.6) before ``commit_batch`` takes
     the user's lock. Call it outside any transaction: a judgement is a network call of up to
     60 s per attempt, with retries. Reads the graph and writes nothing (it may take one id
@@ -288,15 +311,26 @@ def judge_batch(*, user, batch: dict, now: datetime,
     self_id = None
     if self_node is not None and self_node.pk is None:
         self_id = self_node.pk = _reserve_ids(Node, 1)[0]
-    by_key = merge.judge_entities(user=user, entities=cleaned.entities, self_node=self_node,
-                                  conversation_text=cleaned.conversation_text,
-                                  relations=cleaned.relations)
+    by_key = merge.judge_entities(
+        user=user,
+        entities=cleaned.entities,
+        self_node=self_node,
+        conversation_text=cleaned.conversation_text,
+        relations=cleaned.relations,
+    )
     return Judgements(by_key, self_id if by_key else None)
 
 
-def commit_batch(*, user, batch: dict, now: datetime, episode=None,
-                 messages: Mapping[str, str] | None = None, conversation=None,
-                 judgements: Judgements | None = None) -> WriteSummary:
+def commit_batch(
+    *,
+    user,
+    batch: dict,
+    now: datetime,
+    episode=None,
+    messages: Mapping[str, str] | None = None,
+    conversation=None,
+    judgements: Judgements | None = None,
+) -> WriteSummary:
     """Clean, merge and commit one batch into ``user``'s graph (SPEC §5.4–§5.6).
 
     Inputs: the batch (``pegasus-batch/1``, §6.2; an optional top-level ``self_name`` is the
@@ -348,13 +382,16 @@ def commit_batch(*, user, batch: dict, now: datetime, episode=None,
         return _commit(user, batch, now, episode, messages, conversation, judgements)
 
 
-def _commit(user, batch, now, episode, messages, conversation,
-            judgements: Judgements) -> WriteSummary:
+def _commit(
+    user, batch, now, episode, messages, conversation, judgements: Judgements
+) -> WriteSummary:
     # Cleaned again under the lock: the graph may have changed since ``judge_batch``.
     cleaned = _clean(user, batch, messages)
     result, named = cleaned.result, cleaned.named
-    summary = WriteSummary(fixes=list(result.fixes),
-                           dropped=[{"item": d.item, "reason": d.reason} for d in result.drops])
+    summary = WriteSummary(
+        fixes=list(result.fixes),
+        dropped=[{"item": d.item, "reason": d.reason} for d in result.drops],
+    )
     summary.input_tokens, summary.output_tokens = judgements.tokens()
     episode = _episode(user, episode, result.batch.get("episode"), now)
     summary.episode = episode.pk
@@ -363,9 +400,15 @@ def _commit(user, batch, now, episode, messages, conversation,
     self_node, notes = _self_node(user, cleaned, now, new_id=judgements.self_id)
     summary.fixes.extend(notes)
 
-    resolutions = merge.resolve_entities(user=user, entities=cleaned.entities,
-                                         self_node=self_node, now=now, episode=episode,
-                                         relations=relations, judgements=judgements.by_key)
+    resolutions = merge.resolve_entities(
+        user=user,
+        entities=cleaned.entities,
+        self_node=self_node,
+        now=now,
+        episode=episode,
+        relations=relations,
+        judgements=judgements.by_key,
+    )
     by_ref = {r.ref: r for r in resolutions}
     _summarise_resolutions(summary, resolutions)
 
@@ -386,8 +429,9 @@ def _commit(user, batch, now, episode, messages, conversation,
         if source.pk == target.pk:
             summary.dropped.append({"item": item, "reason": "self-relation after merge"})
             continue
-        writer.add(relation, source, target,
-                   by_ref.get(relation["source"]), by_ref.get(relation["target"]))
+        writer.add(
+            relation, source, target, by_ref.get(relation["source"]), by_ref.get(relation["target"])
+        )
     writer.flush()
 
     if conversation is not None:
@@ -396,8 +440,11 @@ def _commit(user, batch, now, episode, messages, conversation,
     # Every node the batch mentions cites the episode (SPEC §4 "the episodes it appeared in").
     cited = {r.node.pk for r in resolutions}
     cited |= {pk for edge in writer.touched for pk in (edge.source_id, edge.target_id)}
-    had = set(NodeEpisode.objects.for_user(user).filter(episode=episode, node_id__in=cited)
-              .values_list("node_id", flat=True))
+    had = set(
+        NodeEpisode.objects.for_user(user)
+        .filter(episode=episode, node_id__in=cited)
+        .values_list("node_id", flat=True)
+    )
     NodeEpisode.objects.bulk_create(
         [NodeEpisode(user_id=user.pk, node_id=pk, episode=episode) for pk in sorted(cited - had)]
     )
@@ -407,8 +454,11 @@ def _commit(user, batch, now, episode, messages, conversation,
             continue
         if r.decision.kept_id is not None:
             # What a revert needs to split the entity back out (merge.revert_merge).
-            r.decision.moved = {**r.decision.moved, "episode_added": r.node.pk not in had,
-                                **writer.edges_through(r.ref)}
+            r.decision.moved = {
+                **r.decision.moved,
+                "episode_added": r.node.pk not in had,
+                **writer.edges_through(r.ref),
+            }
         decisions.append(r.decision)
     MergeDecision.objects.bulk_create(decisions)
 
@@ -423,12 +473,15 @@ def _check_lengths(clean: dict) -> None:
     rejects the batch (``BatchError``) instead of failing in the database."""
     for entity in clean["entities"]:
         if len(entity["name"]) > MAX_NAME:
-            raise BatchError(f"entity {entity['name'][:40]!r}… has a name longer than "
-                             f"{MAX_NAME} characters")
+            raise BatchError(
+                f"entity {entity['name'][:40]!r}… has a name longer than {MAX_NAME} characters"
+            )
     for relation in clean["relations"]:
         if len(relation["relation"]) > MAX_RELATION:
-            raise BatchError(f"relation {relation['relation'][:40]!r}… has a label longer "
-                             f"than {MAX_RELATION} characters")
+            raise BatchError(
+                f"relation {relation['relation'][:40]!r}… has a label longer "
+                f"than {MAX_RELATION} characters"
+            )
 
 
 def _summarise_resolutions(summary: WriteSummary, resolutions) -> None:
@@ -439,15 +492,22 @@ def _summarise_resolutions(summary: WriteSummary, resolutions) -> None:
             if r.entity.get("provisional"):
                 summary.provisional.append(r.node.name)
         if r.outcome in ("merged", "flagged"):
-            summary.merged.append({"name": name, "into": r.node.name, "rule": r.rule,
-                                   "flagged": r.outcome == "flagged"})
+            summary.merged.append(
+                {
+                    "name": name,
+                    "into": r.node.name,
+                    "rule": r.rule,
+                    "flagged": r.outcome == "flagged",
+                }
+            )
         elif r.outcome == "upgraded":
             summary.fixes.append(f"provisional node {r.node.name!r} is now a {r.node.kind}")
         elif r.outcome == "held":
             summary.held.append({"name": name, "candidates": [c["name"] for c in r.candidates]})
         elif r.outcome == "kept-apart":
-            summary.kept_apart.append({"name": name,
-                                       "candidates": [c["name"] for c in r.candidates]})
+            summary.kept_apart.append(
+                {"name": name, "candidates": [c["name"] for c in r.candidates]}
+            )
 
 
 class _EdgeWriter:
@@ -461,7 +521,8 @@ class _EdgeWriter:
         self.touched: list[Edge] = []  # every edge the batch observed, new or not
         self.reinforced_ids: set[int] = set()  # edges reinforced by re-observation
         self._through: dict[str, dict[str, list]] = defaultdict(
-            lambda: {"edges": [], "observed": []})
+            lambda: {"edges": [], "observed": []}
+        )
 
     def add(self, relation: dict, source: Node, target: Node, source_ref, target_ref) -> None:
         self.nodes[source.pk], self.nodes[target.pk] = source, target
@@ -473,11 +534,14 @@ class _EdgeWriter:
         if not self.relations:
             return
         existing = list(
-            Edge.objects.for_user(self.user).filter(
+            Edge.objects.for_user(self.user)
+            .filter(
                 superseded_by__isnull=True,
                 source_id__in={s.pk for _, s, _, _, _ in self.relations},
                 relation__in={r["relation"] for r, _, _, _, _ in self.relations},
-            ).select_related("source", "target").order_by("id")
+            )
+            .select_related("source", "target")
+            .order_by("id")
         )
         claims = {(e.source_id, e.relation, e.target_id): e for e in existing}
         by_source: dict[tuple[int, str], list[Edge]] = defaultdict(list)
@@ -486,9 +550,11 @@ class _EdgeWriter:
         superseded: dict[int, Edge] = {}  # id(old edge) → the new edge that supersedes it
         changed: dict[int, Edge] = {}
         sightings: list[tuple[Edge, dict]] = []
-        owned = set(Message.objects.for_user(self.user).filter(
-            pk__in=_message_ids(r["message"] for r, *_ in self.relations)
-        ).values_list("pk", flat=True))
+        owned = set(
+            Message.objects.for_user(self.user)
+            .filter(pk__in=_message_ids(r["message"] for r, *_ in self.relations))
+            .values_list("pk", flat=True)
+        )
 
         for relation, source, target, source_ref, target_ref in self.relations:
             claim = (source.pk, relation["relation"], target.pk)
@@ -505,7 +571,8 @@ class _EdgeWriter:
                             changed[id(other)] = other
                             self.summary.superseded.append(
                                 f"{_line(source, other.relation, self._target(other))} "
-                                f"(by → {target.name})")
+                                f"(by → {target.name})"
+                            )
                 by_source[(source.pk, relation["relation"])].append(edge)
                 kind = "edges"
             elif edge.pk is None:
@@ -539,16 +606,25 @@ class _EdgeWriter:
         created = set(new_ids)
         stored = [e for e in changed.values() if e.pk not in created]
         if stored:
-            Edge.objects.bulk_update(stored, [
-                "strength_at_touch", "last_touched_at", "dormant", "confidence", "snippet",
-                "superseded_by", "expires_at", "occurred"])
+            Edge.objects.bulk_update(
+                stored,
+                [
+                    "strength_at_touch",
+                    "last_touched_at",
+                    "dormant",
+                    "confidence",
+                    "snippet",
+                    "superseded_by",
+                    "expires_at",
+                    "occurred",
+                ],
+            )
         Edge.objects.bulk_create(new)
         Snippet.objects.bulk_create(snippets)
         touched = {e.pk: e for e, _ in sightings}
         self.touched = list(touched.values())
         EdgeEpisode.objects.bulk_create(
-            [EdgeEpisode(user_id=self.user.pk, edge_id=pk, episode=self.episode)
-             for pk in touched],
+            [EdgeEpisode(user_id=self.user.pk, edge_id=pk, episode=self.episode) for pk in touched],
             ignore_conflicts=True,
         )
 
@@ -559,17 +635,28 @@ class _EdgeWriter:
         stability = relation["stability"]
         expires = _moment(relation["expires_at"]) if stability in TEMPORARY else None
         self.summary.added_edges.append(_line(source, relation["relation"], target))
-        return Edge(user_id=self.user.pk, source_id=source.pk, relation=relation["relation"],
-                    target_id=target.pk, strength_at_touch=100.0, last_touched_at=self.now,
-                    confidence=relation["confidence"], stability=stability,
-                    cardinality=relation["cardinality"], expires_at=expires, dormant=False,
-                    occurred=relation.get("occurred") or "", created_at=self.now)
+        return Edge(
+            user_id=self.user.pk,
+            source_id=source.pk,
+            relation=relation["relation"],
+            target_id=target.pk,
+            strength_at_touch=100.0,
+            last_touched_at=self.now,
+            confidence=relation["confidence"],
+            stability=stability,
+            cardinality=relation["cardinality"],
+            expires_at=expires,
+            dormant=False,
+            occurred=relation.get("occurred") or "",
+            created_at=self.now,
+        )
 
     def _reobserve(self, edge: Edge, relation: dict, source: Node, target: Node) -> None:
         if edge.pk not in self.reinforced_ids:
             # §5.4: from the *current* strength, S0·e^(−λt), not the stored S0.
-            current = strength_at(edge.strength_at_touch, edge.stability, edge.last_touched_at,
-                                  self.now)
+            current = strength_at(
+                edge.strength_at_touch, edge.stability, edge.last_touched_at, self.now
+            )
             edge.strength_at_touch = reinforce(current)
             edge.last_touched_at, edge.dormant = self.now, False
             self.reinforced_ids.add(edge.pk)
@@ -577,8 +664,11 @@ class _EdgeWriter:
         if relation.get("occurred"):
             edge.occurred = relation["occurred"]  # the latest dated sighting
         expires = _moment(relation["expires_at"])
-        if expires and edge.stability in TEMPORARY and (edge.expires_at is None
-                                                         or expires > edge.expires_at):
+        if (
+            expires
+            and edge.stability in TEMPORARY
+            and (edge.expires_at is None or expires > edge.expires_at)
+        ):
             edge.expires_at = expires
 
     def _snippets(self, sightings, owned: set[int]) -> list[Snippet]:
@@ -587,22 +677,36 @@ class _EdgeWriter:
         edge's first or more confident than the edge so far (§5.4)."""
         new_ids = {n.pk for n in self.new}
         old_ids = [e.pk for e, _ in sightings if e.pk not in new_ids]
-        seen = set(Snippet.objects.for_user(self.user).filter(
-            edge_id__in=old_ids, episode=self.episode).values_list("edge_id", "text"))
-        fresh = [(edge, relation) for edge, relation in sightings
-                 if (edge.pk, relation["snippet"]) not in seen]
+        seen = set(
+            Snippet.objects.for_user(self.user)
+            .filter(edge_id__in=old_ids, episode=self.episode)
+            .values_list("edge_id", "text")
+        )
+        fresh = [
+            (edge, relation)
+            for edge, relation in sightings
+            if (edge.pk, relation["snippet"]) not in seen
+        ]
         ids = _reserve_ids(Snippet, len(fresh))
         rows: list[Snippet] = []
         for (edge, relation), pk in zip(fresh, ids, strict=True):
             seen.add((edge.pk, relation["snippet"]))
             message = relation.get("message")
             message_id = int(message) if message and str(message).isdigit() else None
-            rows.append(Snippet(
-                pk=pk, user_id=self.user.pk, edge_id=edge.pk, text=relation["snippet"],
-                evidence=relation["evidence"][:500], confidence=relation["confidence"],
-                episode=self.episode, message_id=message_id if message_id in owned else None,
-                occurred=relation.get("occurred") or "", created_at=self.now,
-            ))
+            rows.append(
+                Snippet(
+                    pk=pk,
+                    user_id=self.user.pk,
+                    edge_id=edge.pk,
+                    text=relation["snippet"],
+                    evidence=relation["evidence"][:500],
+                    confidence=relation["confidence"],
+                    episode=self.episode,
+                    message_id=message_id if message_id in owned else None,
+                    occurred=relation.get("occurred") or "",
+                    created_at=self.now,
+                )
+            )
             if edge.snippet_id is None or relation["confidence"] > edge.confidence:
                 edge.snippet_id = pk
             edge.confidence = max(edge.confidence, relation["confidence"])
@@ -620,8 +724,9 @@ class _EdgeWriter:
         }
 
 
-def _apply_traversals(user, conversation, reobserved: set[int], now: datetime,
-                      summary: WriteSummary) -> None:
+def _apply_traversals(
+    user, conversation, reobserved: set[int], now: datetime, summary: WriteSummary
+) -> None:
     """Reinforce the edges the conversation's Reads crossed, once each, except those already
     reinforced by re-observation in this batch (SPEC §5.4: each edge once per conversation);
     mark every pending row applied so a second Write of the conversation skips them.
@@ -638,8 +743,16 @@ def _apply_traversals(user, conversation, reobserved: set[int], now: datetime,
         for ids in rows.filter(applied_at__isnull=False).values_list("edge_ids", flat=True):
             crossed.difference_update(ids)
     crossed -= reobserved
-    edges = (list(Edge.objects.for_user(user).filter(pk__in=crossed)
-                  .select_related("source", "target").order_by("id")) if crossed else [])
+    edges = (
+        list(
+            Edge.objects.for_user(user)
+            .filter(pk__in=crossed)
+            .select_related("source", "target")
+            .order_by("id")
+        )
+        if crossed
+        else []
+    )
     if edges:
         reinforcement.reinforce_edges(user_id=user.pk, edge_ids=[e.pk for e in edges], now=now)
         for edge in edges:

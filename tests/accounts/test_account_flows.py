@@ -24,8 +24,13 @@ def _populate(user):
     boss = make_node(user, f"Boss of {user.username}", "PERSON")
     make_edge(user, me, "HAS_BOSS", boss, snippet=f"{user.username}'s boss is strict")
     conversation = Conversation.objects.create(user=user, started_at=timezone.now())
-    Message.objects.create(user=user, conversation=conversation, role="user",
-                           text=f"secret of {user.username}", created_at=timezone.now())
+    Message.objects.create(
+        user=user,
+        conversation=conversation,
+        role="user",
+        text=f"secret of {user.username}",
+        created_at=timezone.now(),
+    )
     tokens.create_token(user=user, device="phone")
     Profile.objects.create(user=user, display_name=user.username.title())
     return conversation
@@ -37,8 +42,11 @@ def _rows_owned_by(user_id) -> dict[str, int]:
     counts = {}
     for model in apps.get_models():
         for field in model._meta.get_fields():
-            if (isinstance(field, models.ForeignKey | models.OneToOneField)
-                    and field.related_model is user_model and field.concrete):
+            if (
+                isinstance(field, models.ForeignKey | models.OneToOneField)
+                and field.related_model is user_model
+                and field.concrete
+            ):
                 n = model._default_manager.filter(**{field.attname: user_id}).count()
                 if n:
                     counts[f"{model._meta.label}.{field.name}"] = n
@@ -48,12 +56,16 @@ def _rows_owned_by(user_id) -> dict[str, int]:
 def test_profile_display_name_becomes_an_alias_of_the_self_node(client, alice):
     make_node(alice, "Alice", "PERSON", is_self=True)
     client.force_login(alice)
-    response = client.post("/account/", {"display_name": "Ally", "time_zone": "Europe/Paris",
-                                         "memory_enabled": ""})
+    response = client.post(
+        "/account/", {"display_name": "Ally", "time_zone": "Europe/Paris", "memory_enabled": ""}
+    )
     assert response.status_code == 302
     profile = Profile.objects.get(user=alice)
     assert (profile.display_name, profile.time_zone, profile.memory_enabled) == (
-        "Ally", "Europe/Paris", False)
+        "Ally",
+        "Europe/Paris",
+        False,
+    )
     me = Node.objects.get(user=alice, is_self=True)
     assert me.name == "Alice" and "Ally" in me.aliases
     # memory off by default → new conversations are incognito
@@ -137,7 +149,6 @@ def test_delete_erases_every_row_of_the_user_and_nothing_of_anyone_else(client, 
 def test_account_pages_need_a_signed_in_user(client):
     for url in ["/account/", "/account/tokens/", "/account/export/", "/account/delete/"]:
         assert client.get(url).status_code == 302
-
 
 
 def test_delete_removes_the_users_queued_jobs_but_not_other_peoples(

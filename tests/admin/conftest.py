@@ -280,7 +280,12 @@ def every_model(alice, mod):
     AuthToken.objects.create(user=alice)
     EmailAddress.objects.create(user=alice, email="alice@example.com", verified=True, primary=True)
     WorkerHeartbeat.objects.create(name="pegasus", beat_at=now)
-    ModeratorView.objects.create(moderator=mod, subject=alice, model="chat.message",
-                                 object_id="1", path="/admin/chat/message/1/change/",
-                                 viewed_at=now)
+    ModeratorView.objects.create(
+        moderator=mod,
+        subject=alice,
+        model="chat.message",
+        object_id="1",
+        path="/admin/chat/message/1/change/",
+        viewed_at=now,
+    )
     return people

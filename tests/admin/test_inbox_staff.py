@@ -27,11 +27,11 @@ def listed(client, query: str = "") -> set[int]:
 
 def age(decision: MergeDecision, days: float) -> None:
     MergeDecision.objects.filter(pk=decision.pk).update(
-        created_at=timezone.now() - timedelta(days=days))
+        created_at=timezone.now() - timedelta(days=days)
+    )
 
 
-def test_a_fresh_held_decision_is_its_owners_not_the_moderators(mod_client, alice, held,
-                                                                settings):
+def test_a_fresh_held_decision_is_its_owners_not_the_moderators(mod_client, alice, held, settings):
     settings.MERGE_INBOX_STAFF_AFTER_DAYS = 14
     age(held, 13)
     assert held.pk not in listed(mod_client)

@@ -53,20 +53,30 @@ class Graph:
     def __init__(self, user):
         self.episode = make_episode(user, summary="Talked about work")
         self.me = make_node(user, "Trevor", "PERSON", is_self=True, episodes=[self.episode])
-        self.boss = make_node(user, "Joshua", "PERSON", aliases=["Josh"],
-                              episodes=[self.episode])
+        self.boss = make_node(user, "Joshua", "PERSON", aliases=["Josh"], episodes=[self.episode])
         self.acme = make_node(user, "Acme", "ORG")
         self.jazz = make_node(user, "Jazz", "TOPIC")
         self.london = make_node(user, "London", "PLACE")
         self.paris = make_node(user, "Paris", "PLACE")
-        self.has_boss = make_edge(user, self.me, "HAS_BOSS", self.boss,
-                                  snippet="my boss Joshua is great", episodes=[self.episode])
+        self.has_boss = make_edge(
+            user,
+            self.me,
+            "HAS_BOSS",
+            self.boss,
+            snippet="my boss Joshua is great",
+            episodes=[self.episode],
+        )
         self.works_at = make_edge(user, self.me, "WORKS_AT", self.acme)
         self.likes = make_edge(user, self.me, "LIKES", self.jazz, dormant=True)
-        self.lives_in = make_edge(user, self.me, "LIVES_IN", self.paris,
-                                  cardinality="one_to_one")
-        self.lived_in = make_edge(user, self.me, "LIVES_IN", self.london,
-                                  cardinality="one_to_one", superseded_by=self.lives_in)
+        self.lives_in = make_edge(user, self.me, "LIVES_IN", self.paris, cardinality="one_to_one")
+        self.lived_in = make_edge(
+            user,
+            self.me,
+            "LIVES_IN",
+            self.london,
+            cardinality="one_to_one",
+            superseded_by=self.lives_in,
+        )
 
     def node(self, pk) -> Node:
         return Node.objects.get(pk=pk)

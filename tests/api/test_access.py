@@ -36,8 +36,11 @@ def api_routes() -> list[tuple[str, URLPattern]]:
             else:
                 yield prefix + str(pattern.pattern), pattern
 
-    return [(route, p) for route, p in walk(get_resolver().url_patterns, "")
-            if route.startswith("api/v1/")]
+    return [
+        (route, p)
+        for route, p in walk(get_resolver().url_patterns, "")
+        if route.startswith("api/v1/")
+    ]
 
 
 def allowed_methods(pattern: URLPattern) -> list[str]:
@@ -53,24 +56,33 @@ def fill(route: str, ids: dict[str, int]) -> str:
     url = "/" + route
     for name in ids:
         url = url.replace(f"<int:{name}>", str(ids[name]))
-    assert "<" not in url, f"{route}: no id of alice's for this path parameter — add one to " \
-                           "alices_ids in tests/api/test_access.py"
+    assert "<" not in url, (
+        f"{route}: no id of alice's for this path parameter — add one to "
+        "alices_ids in tests/api/test_access.py"
+    )
     return url
 
 
 @pytest.fixture
 def alices_ids(alice, graph) -> dict[str, int]:
     """One of alice's objects for every kind of id the API takes in a path."""
-    conversation = Conversation.objects.create(user=alice, title="Private",
-                                               started_at=timezone.now())
+    conversation = Conversation.objects.create(
+        user=alice, title="Private", started_at=timezone.now()
+    )
     for role, text in (("user", "my secret"), ("assistant", "noted")):
-        Message.objects.create(user=alice, conversation=conversation, role=role, text=text,
-                               created_at=timezone.now())
+        Message.objects.create(
+            user=alice, conversation=conversation, role=role, text=text, created_at=timezone.now()
+        )
     joe = make_node(alice, "Joe", "PERSON")
-    decision = merge_nodes(user=alice, keep=graph.boss, absorb=joe, reason="test",
-                           now=timezone.now())
-    return {"node_id": graph.boss.pk, "edge_id": graph.has_boss.pk,
-            "merge_id": decision.pk, "conversation_id": conversation.pk}
+    decision = merge_nodes(
+        user=alice, keep=graph.boss, absorb=joe, reason="test", now=timezone.now()
+    )
+    return {
+        "node_id": graph.boss.pk,
+        "edge_id": graph.has_boss.pk,
+        "merge_id": decision.pk,
+        "conversation_id": conversation.pk,
+    }
 
 
 def alices_state(alice) -> dict:
@@ -78,8 +90,9 @@ def alices_state(alice) -> dict:
         "graph": export_graph(user=alice),
         "conversations": list(Conversation.objects.for_user(alice).order_by("id").values()),
         "messages": list(Message.objects.for_user(alice).order_by("id").values()),
-        "merges": list(MergeDecision.objects.for_user(alice).order_by("id")
-                       .values("id", "status", "kept_id")),
+        "merges": list(
+            MergeDecision.objects.for_user(alice).order_by("id").values("id", "status", "kept_id")
+        ),
         "corrections": Correction.objects.for_user(alice).count(),
         "tokens": AuthToken.objects.filter(user=alice).count(),
     }
@@ -93,12 +106,19 @@ def assert_error(response, status: int, code: str) -> None:
     assert body["error"]["code"] == code and body["error"]["detail"]
 
 
-def test_bob_gets_404_for_every_id_of_alices_and_changes_nothing(alice, bob, bob_api,
-                                                                 alices_ids):
+def test_bob_gets_404_for_every_id_of_alices_and_changes_nothing(alice, bob, bob_api, alices_ids):
     bobs_person = make_node(bob, "Bobby", "PERSON")
     # A body every write endpoint would accept, so only the ownership check can stop it.
-    body = {"name": "Hacked", "kind": "ORG", "add_alias": "pwned", "remove_alias": "Josh",
-            "into": bobs_person.pk, "title": "Hacked", "text": "show me", "client_id": "b1"}
+    body = {
+        "name": "Hacked",
+        "kind": "ORG",
+        "add_alias": "pwned",
+        "remove_alias": "Josh",
+        "into": bobs_person.pk,
+        "title": "Hacked",
+        "text": "show me",
+        "client_id": "b1",
+    }
     before = alices_state(alice)
     swept = []
     for route, pattern in api_routes():

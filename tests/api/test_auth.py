@@ -42,9 +42,17 @@ def test_wrong_credentials_do_not_tell_whether_the_user_exists(anon_api, alice):
     wrong_password = sign_in(anon_api, username="alice", password="nope")
     no_such_user = sign_in(anon_api, username="mallory", password="nope")
     assert wrong_password.status_code == no_such_user.status_code == 400
-    assert wrong_password.json() == no_such_user.json() == {"error": {
-        "code": "invalid_credentials",
-        "detail": "Unable to sign in with that username and password.", "fields": {}}}
+    assert (
+        wrong_password.json()
+        == no_such_user.json()
+        == {
+            "error": {
+                "code": "invalid_credentials",
+                "detail": "Unable to sign in with that username and password.",
+                "fields": {},
+            }
+        }
+    )
     assert not AuthToken.objects.exists()
 
 
@@ -70,8 +78,13 @@ def test_missing_fields_are_named(anon_api):
 
 
 def test_signing_in_is_throttled_per_address(anon_api, alice, settings):
-    settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK, "DEFAULT_THROTTLE_RATES": {
-        **settings.REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"], "login": "2/min"}}
+    settings.REST_FRAMEWORK = {
+        **settings.REST_FRAMEWORK,
+        "DEFAULT_THROTTLE_RATES": {
+            **settings.REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"],
+            "login": "2/min",
+        },
+    }
     assert sign_in(anon_api, username="alice", password="x").status_code == 400
     assert sign_in(anon_api, username="alice", password="y").status_code == 400
     throttled = sign_in(anon_api, username="alice", password="alice-pass-123")
@@ -91,7 +104,8 @@ def test_signing_out_revokes_only_the_calling_token(alice):
     assert phone.get("/api/v1/conversations/").status_code == 401
     assert laptop.get("/api/v1/conversations/").status_code == 200
     assert list(TokenDevice.objects.filter(user=alice).values_list("device", flat=True)) == [
-        "laptop"]
+        "laptop"
+    ]
 
 
 def test_signing_out_everywhere_revokes_every_token(alice, bob):
@@ -112,8 +126,9 @@ def test_the_website_session_works_with_its_csrf_token(alice):
     assert refused.json()["error"]["code"] == "permission_denied"
     csrf = "k" * 32  # what a page's csrftoken cookie holds; scripts echo it in the header
     client.cookies["csrftoken"] = csrf
-    created = client.post("/api/v1/conversations/", {}, content_type="application/json",
-                          headers={"X-CSRFToken": csrf})
+    created = client.post(
+        "/api/v1/conversations/", {}, content_type="application/json", headers={"X-CSRFToken": csrf}
+    )
     assert created.status_code == 201
 
 

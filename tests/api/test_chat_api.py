@@ -27,8 +27,9 @@ def conversation(alice):
 
 
 def add_message(conversation, role, text, at):
-    return Message.objects.create(user=conversation.user, conversation=conversation, role=role,
-                                  text=text, created_at=at)
+    return Message.objects.create(
+        user=conversation.user, conversation=conversation, role=role, text=text, created_at=at
+    )
 
 
 # --- conversations ----------------------------------------------------------------------------
@@ -39,8 +40,15 @@ def test_conversations_are_created_listed_renamed_and_deleted(alice_api, alice):
     created = alice_api.post(f"{API}/", {"title": "Plans", "incognito": True}, format="json")
     assert created.status_code == 201
     body = created.json()
-    assert set(body) == {"id", "title", "status", "incognito", "started_at", "last_message_at",
-                         "ended_at"}
+    assert set(body) == {
+        "id",
+        "title",
+        "status",
+        "incognito",
+        "started_at",
+        "last_message_at",
+        "ended_at",
+    }
     assert (body["title"], body["status"], body["incognito"]) == ("Plans", "open", True)
     default = alice_api.post(f"{API}/", {}, format="json").json()
     assert default["title"] == "" and default["incognito"] is False
@@ -72,13 +80,22 @@ def test_a_title_is_required_to_rename(alice_api, conversation):
 @pytest.mark.django_db
 def test_messages_come_in_cursor_pages_oldest_first(alice_api, conversation):
     start = timezone.now()
-    rows = [add_message(conversation, role, f"m{i}", start + timedelta(seconds=i))
-            for i, role in enumerate(["user", "assistant", "user"])]
+    rows = [
+        add_message(conversation, role, f"m{i}", start + timedelta(seconds=i))
+        for i, role in enumerate(["user", "assistant", "user"])
+    ]
     first = alice_api.get(f"{API}/{conversation.pk}/messages/?page_size=2").json()
     assert [m["id"] for m in first["results"]] == [rows[0].pk, rows[1].pk]
     assert first["previous"] is None and "cursor=" in first["next"]
-    assert set(first["results"][0]) == {"id", "role", "text", "created_at", "client_id",
-                                        "offline", "recall"}
+    assert set(first["results"][0]) == {
+        "id",
+        "role",
+        "text",
+        "created_at",
+        "client_id",
+        "offline",
+        "recall",
+    }
     second = alice_api.get(first["next"]).json()
     assert [m["text"] for m in second["results"]] == ["m2"] and second["next"] is None
     broken = alice_api.get(f"{API}/{conversation.pk}/messages/?cursor=garbage")
@@ -110,10 +127,18 @@ def test_ending_an_empty_conversation_remembers_nothing(alice_api, conversation)
 @pytest.mark.django_db
 def test_a_turn_returns_both_messages_and_what_was_recalled(alice_api, alice, conversation):
     me = make_node(alice, "Trevor", "PERSON", is_self=True)
-    make_edge(alice, me, "HAS_BOSS", make_node(alice, "Joshua", "PERSON"),
-              snippet="my boss Joshua is great")
-    response = alice_api.post(f"{API}/{conversation.pk}/messages/",
-                              {"text": "What about Joshua?", "client_id": "c-1"}, format="json")
+    make_edge(
+        alice,
+        me,
+        "HAS_BOSS",
+        make_node(alice, "Joshua", "PERSON"),
+        snippet="my boss Joshua is great",
+    )
+    response = alice_api.post(
+        f"{API}/{conversation.pk}/messages/",
+        {"text": "What about Joshua?", "client_id": "c-1"},
+        format="json",
+    )
     assert response.status_code == 201
     body = response.json()
     assert body["user_message"]["text"] == "What about Joshua?"
@@ -124,10 +149,15 @@ def test_a_turn_returns_both_messages_and_what_was_recalled(alice_api, alice, co
     assert body["recall"]["memory_lines"] == ["Trevor -[HAS_BOSS]-> Joshua"]
     assert reply["recall"]["memory_lines"] == body["recall"]["memory_lines"]
     assert list(conversation.messages.values_list("role", "client_id")) == [
-        ("user", "c-1"), ("assistant", "c-1")]
+        ("user", "c-1"),
+        ("assistant", "c-1"),
+    ]
 
-    resent = alice_api.post(f"{API}/{conversation.pk}/messages/",
-                            {"text": "What about Joshua?", "client_id": "c-1"}, format="json")
+    resent = alice_api.post(
+        f"{API}/{conversation.pk}/messages/",
+        {"text": "What about Joshua?", "client_id": "c-1"},
+        format="json",
+    )
     assert resent.status_code == 201
     assert resent.json()["assistant_message"]["id"] == reply["id"]
     assert conversation.messages.count() == 2
@@ -135,11 +165,11 @@ def test_a_turn_returns_both_messages_and_what_was_recalled(alice_api, alice, co
 
 @pytest.mark.django_db
 @pytest.mark.parametrize(("text", "code"), [("   ", "empty"), ("x" * 30, "too_long")])
-def test_an_invalid_message_is_a_400_with_the_turns_code(alice_api, conversation, settings,
-                                                         text, code):
+def test_an_invalid_message_is_a_400_with_the_turns_code(
+    alice_api, conversation, settings, text, code
+):
     settings.CHAT_MAX_MESSAGE_CHARS = 20
-    response = alice_api.post(f"{API}/{conversation.pk}/messages/", {"text": text},
-                              format="json")
+    response = alice_api.post(f"{API}/{conversation.pk}/messages/", {"text": text}, format="json")
     assert response.status_code == 400
     error = response.json()["error"]
     assert error["code"] == code and error["fields"] == {"text": [error["detail"]]}
@@ -149,8 +179,7 @@ def test_an_invalid_message_is_a_400_with_the_turns_code(alice_api, conversation
 @pytest.mark.django_db
 def test_a_message_to_an_ended_conversation_is_a_conflict(alice_api, conversation):
     alice_api.post(f"{API}/{conversation.pk}/end/")
-    response = alice_api.post(f"{API}/{conversation.pk}/messages/", {"text": "hi"},
-                              format="json")
+    response = alice_api.post(f"{API}/{conversation.pk}/messages/", {"text": "hi"}, format="json")
     assert response.status_code == 409
     assert response.json()["error"]["code"] == "conversation_ended"
 
@@ -165,23 +194,25 @@ def test_too_many_messages_a_minute_is_a_429(alice_api, conversation, settings):
 
 
 @pytest.mark.django_db
-def test_a_failing_model_is_a_503_and_the_message_stays(alice_api, conversation,
-                                                        fake_anthropic, settings):
+def test_a_failing_model_is_a_503_and_the_message_stays(
+    alice_api, conversation, fake_anthropic, settings
+):
     settings.ANTHROPIC_MAX_RETRIES = 0
     fake_anthropic.script([{"status": 500}])
-    response = alice_api.post(f"{API}/{conversation.pk}/messages/", {"text": "Are you there?"},
-                              format="json")
+    response = alice_api.post(
+        f"{API}/{conversation.pk}/messages/", {"text": "Are you there?"}, format="json"
+    )
     assert response.status_code == 503
     assert response.json()["error"]["code"] == "llm_unavailable"
-    assert list(conversation.messages.values_list("role", "text")) == [
-        ("user", "Are you there?")]
+    assert list(conversation.messages.values_list("role", "text")) == [("user", "Are you there?")]
 
 
 @pytest.mark.django_db
 def test_a_turn_with_the_model_returns_its_reply(alice_api, conversation, fake_anthropic):
     fake_anthropic.script([["Hello ", "Alice."]])
-    body = alice_api.post(f"{API}/{conversation.pk}/messages/", {"text": "Hi"},
-                          format="json").json()
+    body = alice_api.post(
+        f"{API}/{conversation.pk}/messages/", {"text": "Hi"}, format="json"
+    ).json()
     assert body["assistant_message"]["text"] == "Hello Alice."
     assert body["assistant_message"]["offline"] is False
 
@@ -206,10 +237,16 @@ async def stream(user, conversation_id, body) -> tuple[int, dict, int, list]:
     token = (await database_sync_to_async(create_token)(user=user, device="phone")).token
     payload = json.dumps(body).encode()
     comm = HttpCommunicator(
-        application, "POST", f"{API}/{conversation_id}/messages/?stream=1", body=payload,
-        headers=[(b"host", b"testserver"), (b"content-type", b"application/json"),
-                 (b"content-length", str(len(payload)).encode()),
-                 (b"authorization", f"Token {token}".encode())],
+        application,
+        "POST",
+        f"{API}/{conversation_id}/messages/?stream=1",
+        body=payload,
+        headers=[
+            (b"host", b"testserver"),
+            (b"content-type", b"application/json"),
+            (b"content-length", str(len(payload)).encode()),
+            (b"authorization", f"Token {token}".encode()),
+        ],
     )
     await comm.send_input({"type": "http.request", "body": comm.body})
     start = await comm.receive_output(timeout=30)
@@ -230,13 +267,19 @@ async def stream(user, conversation_id, body) -> tuple[int, dict, int, list]:
 async def test_the_stream_delivers_recall_then_deltas_then_done(alice):
     def build():
         me = make_node(alice, "Trevor", "PERSON", is_self=True)
-        make_edge(alice, me, "HAS_BOSS", make_node(alice, "Joshua", "PERSON"),
-                  snippet="my boss Joshua is great")
+        make_edge(
+            alice,
+            me,
+            "HAS_BOSS",
+            make_node(alice, "Joshua", "PERSON"),
+            snippet="my boss Joshua is great",
+        )
         return Conversation.objects.create(user=alice, started_at=timezone.now()).pk
 
     conversation_id = await database_sync_to_async(build)()
-    status, headers, messages, events = await stream(alice, conversation_id,
-                                                     {"text": "How is Joshua?"})
+    status, headers, messages, events = await stream(
+        alice, conversation_id, {"text": "How is Joshua?"}
+    )
     assert status == 200
     assert headers["content-type"].startswith("text/event-stream")
     assert headers["cache-control"] == "no-cache"
@@ -252,15 +295,17 @@ async def test_the_stream_delivers_recall_then_deltas_then_done(alice):
     done = events[-1][1]["message"]
     assert done["text"] == streamed
     stored = await database_sync_to_async(list)(
-        Message.objects.filter(conversation_id=conversation_id).values_list("role", "text"))
+        Message.objects.filter(conversation_id=conversation_id).values_list("role", "text")
+    )
     assert stored == [("user", "How is Joshua?"), ("assistant", streamed)]
 
 
 @pytest.mark.django_db(transaction=True)
 async def test_the_stream_reports_a_refused_turn_as_one_error_event(alice):
     def build():
-        return Conversation.objects.create(user=alice, started_at=timezone.now(),
-                                           status="ended", ended_at=timezone.now()).pk
+        return Conversation.objects.create(
+            user=alice, started_at=timezone.now(), status="ended", ended_at=timezone.now()
+        ).pk
 
     conversation_id = await database_sync_to_async(build)()
     status, _, _, events = await stream(alice, conversation_id, {"text": "Still there?"})

@@ -78,8 +78,10 @@ def test_a_kind_change_that_would_clash_is_refused(alice, graph):
 
 
 def test_forgetting_the_middle_of_a_supersession_chain_links_its_ends(alice):
-    me, a, b, c = (make_node(alice, n, k) for n, k in
-                   [("Me", "PERSON"), ("Oslo", "PLACE"), ("Rome", "PLACE"), ("Lima", "PLACE")])
+    me, a, b, c = (
+        make_node(alice, n, k)
+        for n, k in [("Me", "PERSON"), ("Oslo", "PLACE"), ("Rome", "PLACE"), ("Lima", "PLACE")]
+    )
     newest = make_edge(alice, me, "LIVES_IN", c)
     middle = make_edge(alice, me, "LIVES_IN", b, superseded_by=newest)
     oldest = make_edge(alice, me, "LIVES_IN", a, superseded_by=middle)
@@ -89,8 +91,9 @@ def test_forgetting_the_middle_of_a_supersession_chain_links_its_ends(alice):
 
 
 def test_a_revived_claim_already_live_elsewhere_stays_superseded_by_it(alice):
-    me, oslo, rome = (make_node(alice, n, k) for n, k in
-                      [("Me", "PERSON"), ("Oslo", "PLACE"), ("Rome", "PLACE")])
+    me, oslo, rome = (
+        make_node(alice, n, k) for n, k in [("Me", "PERSON"), ("Oslo", "PLACE"), ("Rome", "PLACE")]
+    )
     # Oslo was replaced by Rome, and later the Oslo claim was made again as a new edge.
     rome_edge = make_edge(alice, me, "LIVES_IN", rome)
     old_oslo = make_edge(alice, me, "LIVES_IN", oslo, superseded_by=rome_edge)
@@ -104,11 +107,15 @@ def test_forgetting_a_node_records_what_was_forgotten(alice, graph):
     corrections.forget_node(user=alice, node=graph.paris, now=now())
     correction = Correction.objects.for_user(alice).get()
     assert (correction.action, correction.target_type, correction.target_id) == (
-        "forget_node", "node", graph.paris.pk)
+        "forget_node",
+        "node",
+        graph.paris.pk,
+    )
     assert correction.before["name"] == "[erased]"  # issue 18: no forgotten words kept
     # Nor the other ends' names.
     assert [(e["source_name"], e["relation"]) for e in correction.before["edges"]] == [
-        ("[erased]", "LIVES_IN")]
+        ("[erased]", "LIVES_IN")
+    ]
     assert correction.after["repointed"] == [{"edge": graph.lived_in.pk, "superseded_by": None}]
     assert Edge.objects.get(pk=graph.lived_in.pk).superseded_by_id is None
     assert not MemoryKey.objects.for_user(alice).filter(node_id=graph.paris.pk).exists()
@@ -136,14 +143,19 @@ def test_forgetting_handles_every_kind_of_row_that_points_at_an_edge():
 def test_several_corrections_of_a_node_apply_together_or_not_at_all(alice, graph):
     before = export_graph(user=alice)
     with pytest.raises(corrections.CorrectionError) as refused:
-        corrections.correct_node(user=alice, node=graph.boss,
-                                 changes={"name": "Josh B", "remove_alias": "Nobody"}, now=now())
+        corrections.correct_node(
+            user=alice,
+            node=graph.boss,
+            changes={"name": "Josh B", "remove_alias": "Nobody"},
+            now=now(),
+        )
     assert refused.value.field == "remove_alias"
     assert export_graph(user=alice) == before  # the rename before it was undone
     assert not Correction.objects.exists()
 
-    node = corrections.correct_node(user=alice, node=graph.boss.pk,
-                                    changes={"name": "Josh B", "add_alias": "JB"}, now=now())
+    node = corrections.correct_node(
+        user=alice, node=graph.boss.pk, changes={"name": "Josh B", "add_alias": "JB"}, now=now()
+    )
     assert (node.name, node.aliases) == ("Josh B", ["Josh", "Joshua", "JB"])
     assert Correction.objects.for_user(alice).count() == 2
 

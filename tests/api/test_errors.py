@@ -22,10 +22,12 @@ def error_of(response, status: int) -> dict:
 
 def test_an_unknown_api_path_is_a_json_404(alice_api, anon_api):
     error = error_of(alice_api.get("/api/v2/everything/"), 404)
-    assert error == {"code": "not_found", "detail": "No API endpoint at this address.",
-                     "fields": {}}
-    assert error_of(anon_api.post("/api/nothing/", {}, format="json"), 404)["code"] == \
-        "not_found"
+    assert error == {
+        "code": "not_found",
+        "detail": "No API endpoint at this address.",
+        "fields": {},
+    }
+    assert error_of(anon_api.post("/api/nothing/", {}, format="json"), 404)["code"] == "not_found"
 
 
 def test_a_missing_trailing_slash_is_pointed_out(alice_api):
@@ -35,7 +37,10 @@ def test_a_missing_trailing_slash_is_pointed_out(alice_api):
 
 def test_a_missing_object_is_a_404_in_the_error_shape(alice_api):
     assert error_of(alice_api.get("/api/v1/memory/nodes/999999999/"), 404) == {
-        "code": "not_found", "detail": "Not found.", "fields": {}}
+        "code": "not_found",
+        "detail": "Not found.",
+        "fields": {},
+    }
 
 
 def test_a_method_the_endpoint_lacks_is_a_405(alice_api, graph):
@@ -55,25 +60,34 @@ def test_malformed_json_and_other_media_types_are_refused(alice_api):
 
 
 def test_a_request_body_over_a_megabyte_is_a_413(alice_api):
-    response = alice_api.post("/api/v1/memory/recall/", {"message": "x" * 1_100_000},
-                              format="json")
+    response = alice_api.post("/api/v1/memory/recall/", {"message": "x" * 1_100_000}, format="json")
     assert error_of(response, 413)["code"] == "payload_too_large"
 
 
 def test_validation_errors_name_their_fields(alice_api, graph):
-    error = error_of(alice_api.patch(f"/api/v1/memory/nodes/{graph.boss.pk}/",
-                                     {"name": "", "kind": "ALIEN"}, format="json"), 400)
+    error = error_of(
+        alice_api.patch(
+            f"/api/v1/memory/nodes/{graph.boss.pk}/", {"name": "", "kind": "ALIEN"}, format="json"
+        ),
+        400,
+    )
     assert error["code"] == "validation_error"
     assert set(error["fields"]) == {"name", "kind"}
     assert error["detail"].startswith("name: ")
-    listed = error_of(alice_api.patch(f"/api/v1/memory/nodes/{graph.boss.pk}/", [1, 2],
-                                      format="json"), 400)
+    listed = error_of(
+        alice_api.patch(f"/api/v1/memory/nodes/{graph.boss.pk}/", [1, 2], format="json"), 400
+    )
     assert listed["fields"] == {} and "dictionary" in listed["detail"]
 
 
 def test_requests_are_throttled_per_user(alice_api, bob_api, settings):
-    settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK, "DEFAULT_THROTTLE_RATES": {
-        **settings.REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"], "user": "2/min"}}
+    settings.REST_FRAMEWORK = {
+        **settings.REST_FRAMEWORK,
+        "DEFAULT_THROTTLE_RATES": {
+            **settings.REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"],
+            "user": "2/min",
+        },
+    }
     for _ in range(2):
         assert alice_api.get("/api/v1/conversations/").status_code == 200
     throttled = alice_api.get("/api/v1/conversations/")
@@ -83,8 +97,13 @@ def test_requests_are_throttled_per_user(alice_api, bob_api, settings):
 
 
 def test_anonymous_requests_are_throttled_per_address(anon_api, settings):
-    settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK, "DEFAULT_THROTTLE_RATES": {
-        **settings.REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"], "anon": "1/min"}}
+    settings.REST_FRAMEWORK = {
+        **settings.REST_FRAMEWORK,
+        "DEFAULT_THROTTLE_RATES": {
+            **settings.REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"],
+            "anon": "1/min",
+        },
+    }
     assert anon_api.get("/api/v1/conversations/").status_code == 401
     assert error_of(anon_api.get("/api/v1/conversations/"), 429)["code"] == "throttled"
 

@@ -61,17 +61,21 @@ def test_one_question_shows_both_neighbourhoods_and_sentences(alice_api, bill):
     assert body["entity"]["lines"][0]["text"] == "alice -[HAS_FRIEND]-> Bill"
     assert body["entity"]["lines"][0]["snippet"] == "my friend Bill from Leeds"
     william = next(c for c in body["candidates"] if c["id"] == smith.pk)
-    assert william["lines"][0] == {"id": william["lines"][0]["id"], "dormant": False,
-                                   "text": "William Smith -[WORKS_AT]-> Acme",
-                                   "snippet": "Bill works at Acme"}
+    assert william["lines"][0] == {
+        "id": william["lines"][0]["id"],
+        "dormant": False,
+        "text": "William Smith -[WORKS_AT]-> Acme",
+        "snippet": "Bill works at Acme",
+    }
     assert william["more"] == 0
 
 
 def test_same_then_undo(alice_api, alice, bill):
     decision, _smith, jones = bill
     before = export_graph(user=alice)
-    response = alice_api.post(item(decision.pk, "answer"), {"answer": "same", "into": jones.pk},
-                              format="json")
+    response = alice_api.post(
+        item(decision.pk, "answer"), {"answer": "same", "into": jones.pk}, format="json"
+    )
     assert response.status_code == 200, response.content
     body = response.json()
     assert body["state"] == "same" and body["can_undo"] is True
@@ -91,8 +95,9 @@ def test_same_then_undo(alice_api, alice, bill):
 
 def test_different_and_not_sure(alice_api, bill):
     decision, _smith, _jones = bill
-    body = alice_api.post(item(decision.pk, "answer"), {"answer": "different"},
-                          format="json").json()
+    body = alice_api.post(
+        item(decision.pk, "answer"), {"answer": "different"}, format="json"
+    ).json()
     assert body["state"] == "different" and body["status"] == "kept-apart"
     assert alice_api.post(item(decision.pk, "undo")).json()["state"] == "pending"
     body = alice_api.post(item(decision.pk, "answer"), {"answer": "unsure"}, format="json").json()
@@ -106,13 +111,16 @@ def test_a_single_candidate_needs_no_into(alice_api, alice):
     assert body["merged_into"] == {"id": dan.pk, "name": "Dan Miller"}
 
 
-@pytest.mark.parametrize(("payload", "field"), [
-    ({}, "answer"),
-    ({"answer": "maybe"}, "answer"),
-    ({"answer": "same"}, "into"),  # two candidates: which one?
-    ({"answer": "same", "into": 999999}, "into"),
-    ({"answer": "different", "into": 1}, "into"),
-])
+@pytest.mark.parametrize(
+    ("payload", "field"),
+    [
+        ({}, "answer"),
+        ({"answer": "maybe"}, "answer"),
+        ({"answer": "same"}, "into"),  # two candidates: which one?
+        ({"answer": "same", "into": 999999}, "into"),
+        ({"answer": "different", "into": 1}, "into"),
+    ],
+)
 def test_bad_answers_are_400_with_the_field(alice_api, bill, payload, field):
     decision = bill[0]
     response = alice_api.post(item(decision.pk, "answer"), payload, format="json")
@@ -132,18 +140,23 @@ def test_answering_twice_or_undoing_nothing_is_409(alice_api, bill):
     response = alice_api.post(item(decision.pk, "undo"))
     assert response.status_code == 409 and error_code(response) == "conflict"
     alice_api.post(item(decision.pk, "answer"), {"answer": "unsure"}, format="json")
-    response = alice_api.post(item(decision.pk, "answer"), {"answer": "different"},
-                              format="json")
+    response = alice_api.post(item(decision.pk, "answer"), {"answer": "different"}, format="json")
     assert response.status_code == 409 and "undo it first" in response.json()["error"]["detail"]
 
 
 def test_a_decision_that_is_not_a_question_is_404(alice_api, alice):
-    manual = merge_nodes(user=alice, keep=make_node(alice, "William"),
-                         absorb=make_node(alice, "Billy"), reason="same", now=timezone.now())
-    for response in (alice_api.get(item(manual.pk)),
-                     alice_api.post(item(manual.pk, "answer"), {"answer": "different"},
-                                    format="json"),
-                     alice_api.post(item(manual.pk, "undo"))):
+    manual = merge_nodes(
+        user=alice,
+        keep=make_node(alice, "William"),
+        absorb=make_node(alice, "Billy"),
+        reason="same",
+        now=timezone.now(),
+    )
+    for response in (
+        alice_api.get(item(manual.pk)),
+        alice_api.post(item(manual.pk, "answer"), {"answer": "different"}, format="json"),
+        alice_api.post(item(manual.pk, "undo")),
+    ):
         assert response.status_code == 404 and error_code(response) == "not_found"
 
 
@@ -151,8 +164,11 @@ def test_a_decision_that_is_not_a_question_is_404(alice_api, alice):
 
 
 def alices_inbox(alice) -> list[dict]:
-    return list(MergeDecision.objects.for_user(alice).order_by("id")
-                .values("id", "status", "answer", "answered_at", "kept_id", "log"))
+    return list(
+        MergeDecision.objects.for_user(alice)
+        .order_by("id")
+        .values("id", "status", "answer", "answered_at", "kept_id", "log")
+    )
 
 
 def test_bob_does_not_see_alices_questions_in_his_list(bob_api, bill):
@@ -181,8 +197,7 @@ def test_bob_cannot_answer_alices_question(bob_api, alice, bill, answer):
 
 def test_bob_cannot_undo_alices_answer(alice_api, bob_api, alice, bill):
     decision, smith, _jones = bill
-    alice_api.post(item(decision.pk, "answer"), {"answer": "same", "into": smith.pk},
-                   format="json")
+    alice_api.post(item(decision.pk, "answer"), {"answer": "same", "into": smith.pk}, format="json")
     before = alices_inbox(alice)
     graph = export_graph(user=alice)
     response = bob_api.post(item(decision.pk, "undo"))

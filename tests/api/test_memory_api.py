@@ -36,20 +36,50 @@ def test_graph_has_every_node_and_only_live_edges_by_default(alice_api, graph):
     response = alice_api.get(f"{API}/graph/")
     assert response.status_code == 200
     body = response.json()
-    assert {n["name"] for n in body["nodes"]} == {"Trevor", "Joshua", "Acme", "Jazz", "London",
-                                                  "Paris"}
-    assert {e["id"] for e in body["edges"]} == {graph.has_boss.pk, graph.works_at.pk,
-                                               graph.lives_in.pk}
+    assert {n["name"] for n in body["nodes"]} == {
+        "Trevor",
+        "Joshua",
+        "Acme",
+        "Jazz",
+        "London",
+        "Paris",
+    }
+    assert {e["id"] for e in body["edges"]} == {
+        graph.has_boss.pk,
+        graph.works_at.pk,
+        graph.lives_in.pk,
+    }
     me = next(n for n in body["nodes"] if n["id"] == graph.me.pk)
-    assert me == {"id": graph.me.pk, "name": "Trevor", "kind": "PERSON", "aliases": [],
-                  "degree": 3, "is_self": True, "provisional": False}
+    assert me == {
+        "id": graph.me.pk,
+        "name": "Trevor",
+        "kind": "PERSON",
+        "aliases": [],
+        "degree": 3,
+        "is_self": True,
+        "provisional": False,
+    }
     assert next(n for n in body["nodes"] if n["name"] == "Jazz")["degree"] == 0
     edge = next(e for e in body["edges"] if e["id"] == graph.has_boss.pk)
-    assert set(edge) == {"id", "source", "target", "relation", "strength", "strength_at_touch",
-                         "last_touched_at", "stability", "confidence", "dormant", "superseded",
-                         "expires_at"}
-    assert (edge["source"], edge["target"], edge["relation"]) == (graph.me.pk, graph.boss.pk,
-                                                                  "HAS_BOSS")
+    assert set(edge) == {
+        "id",
+        "source",
+        "target",
+        "relation",
+        "strength",
+        "strength_at_touch",
+        "last_touched_at",
+        "stability",
+        "confidence",
+        "dormant",
+        "superseded",
+        "expires_at",
+    }
+    assert (edge["source"], edge["target"], edge["relation"]) == (
+        graph.me.pk,
+        graph.boss.pk,
+        "HAS_BOSS",
+    )
     assert edge["dormant"] is False and edge["superseded"] is False
 
 
@@ -74,8 +104,11 @@ def test_graph_judges_strength_and_dormancy_at_as_of(alice_api, alice):
 
     assert edges(T0)["edges"][0]["strength"] == 100.0
     ten_days = T0 + timedelta(days=10)  # 100·e^(−0.2·10) ≈ 13.53: still live
-    assert edges(ten_days)["edges"][0]["strength"] == round(
-        strength_at(100.0, "ephemeral", T0, ten_days), 2) == 13.53
+    assert (
+        edges(ten_days)["edges"][0]["strength"]
+        == round(strength_at(100.0, "ephemeral", T0, ten_days), 2)
+        == 13.53
+    )
     month = T0 + timedelta(days=30)  # ≈ 0.25 < 2.0: dormant though never flagged
     assert edges(month)["edges"] == []
     shown = edges(month, include_dormant="1")["edges"]
@@ -111,9 +144,15 @@ def test_node_list_is_paginated_with_degrees(alice_api, graph):
     body = alice_api.get(f"{API}/nodes/?page_size=2").json()
     assert body["count"] == 6 and len(body["results"]) == 2 and body["previous"] is None
     assert body["next"].endswith("page=2&page_size=2")
-    assert body["results"][0] == {"id": graph.acme.pk, "name": "Acme", "kind": "ORG",
-                                  "aliases": [], "degree": 1, "is_self": False,
-                                  "provisional": False}
+    assert body["results"][0] == {
+        "id": graph.acme.pk,
+        "name": "Acme",
+        "kind": "ORG",
+        "aliases": [],
+        "degree": 1,
+        "is_self": False,
+        "provisional": False,
+    }
     last = alice_api.get(f"{API}/nodes/?page_size=2&page=3").json()
     assert [n["name"] for n in last["results"]] == ["Paris", "Trevor"]
     assert last["results"][1]["degree"] == 3
@@ -128,17 +167,36 @@ def test_node_list_rejects_an_unknown_kind_and_a_page_past_the_end(alice_api, gr
 
 def test_node_detail_has_episodes_every_incident_edge_and_merges(alice_api, graph):
     body = alice_api.get(f"{API}/nodes/{graph.me.pk}/").json()
-    assert {k: body[k] for k in ("id", "name", "kind", "aliases", "properties", "is_self",
-                                 "provisional")} == {
-        "id": graph.me.pk, "name": "Trevor", "kind": "PERSON", "aliases": [], "properties": {},
-        "is_self": True, "provisional": False}
+    assert {
+        k: body[k]
+        for k in ("id", "name", "kind", "aliases", "properties", "is_self", "provisional")
+    } == {
+        "id": graph.me.pk,
+        "name": "Trevor",
+        "kind": "PERSON",
+        "aliases": [],
+        "properties": {},
+        "is_self": True,
+        "provisional": False,
+    }
     assert body["confidence"] == 0.9
-    assert body["episodes"] == [{"id": graph.episode.pk, "summary": "Talked about work",
-                                 "started_at": "2026-01-01T12:00:00Z",
-                                 "ended_at": "2026-01-01T12:00:00Z", "conversation_id": None}]
+    assert body["episodes"] == [
+        {
+            "id": graph.episode.pk,
+            "summary": "Talked about work",
+            "started_at": "2026-01-01T12:00:00Z",
+            "ended_at": "2026-01-01T12:00:00Z",
+            "conversation_id": None,
+        }
+    ]
     edges = {e["id"]: e for e in body["edges"]}
-    assert set(edges) == {graph.has_boss.pk, graph.works_at.pk, graph.likes.pk,
-                          graph.lives_in.pk, graph.lived_in.pk}
+    assert set(edges) == {
+        graph.has_boss.pk,
+        graph.works_at.pk,
+        graph.likes.pk,
+        graph.lives_in.pk,
+        graph.lived_in.pk,
+    }
     assert edges[graph.likes.pk]["dormant"] is True
     assert edges[graph.lived_in.pk]["superseded"] is True
     boss = edges[graph.has_boss.pk]
@@ -150,8 +208,9 @@ def test_node_detail_has_episodes_every_incident_edge_and_merges(alice_api, grap
 
 
 def test_renaming_a_node_keeps_the_old_name_as_an_alias_and_its_keys(alice_api, alice, graph):
-    response = alice_api.patch(f"{API}/nodes/{graph.boss.pk}/", {"name": "Joshua Smith"},
-                               format="json")
+    response = alice_api.patch(
+        f"{API}/nodes/{graph.boss.pk}/", {"name": "Joshua Smith"}, format="json"
+    )
     assert response.status_code == 200
     assert response.json()["name"] == "Joshua Smith"
     assert response.json()["aliases"] == ["Josh", "Joshua"]
@@ -160,14 +219,16 @@ def test_renaming_a_node_keeps_the_old_name_as_an_alias_and_its_keys(alice_api, 
     assert keys_of(alice, node) == {"Joshua Smith", "Josh", "Joshua"}
     correction = Correction.objects.for_user(alice).get()
     assert (correction.action, correction.target_type, correction.target_id) == (
-        "rename", "node", node.pk)
+        "rename",
+        "node",
+        node.pk,
+    )
     assert correction.before["name"] == "Joshua" and correction.after["name"] == "Joshua Smith"
 
 
 def test_renaming_onto_another_nodes_name_is_refused(alice_api, alice, graph):
     make_node(alice, "Joseph", "PERSON")
-    response = alice_api.patch(f"{API}/nodes/{graph.boss.pk}/", {"name": "joseph"},
-                               format="json")
+    response = alice_api.patch(f"{API}/nodes/{graph.boss.pk}/", {"name": "joseph"}, format="json")
     assert response.status_code == 400
     error = response.json()["error"]
     assert error["code"] == "validation_error" and "merge" in error["fields"]["name"][0]
@@ -179,18 +240,20 @@ def test_aliases_and_kind_can_be_corrected(alice_api, alice, graph):
     body = alice_api.patch(url, {"add_alias": "Acme Corp"}, format="json").json()
     assert body["aliases"] == ["Acme Corp"]
     assert "Acme Corp" in keys_of(alice, graph.acme)
-    body = alice_api.patch(url, {"kind": "PLACE", "remove_alias": "acme corp"},
-                           format="json").json()
+    body = alice_api.patch(
+        url, {"kind": "PLACE", "remove_alias": "acme corp"}, format="json"
+    ).json()
     assert body["kind"] == "PLACE" and body["aliases"] == []
     assert keys_of(alice, graph.acme) == {"Acme"}
-    assert list(Correction.objects.for_user(alice).order_by("id")
-                .values_list("action", flat=True)) == ["add_alias", "change_kind",
-                                                       "remove_alias"]
+    assert list(
+        Correction.objects.for_user(alice).order_by("id").values_list("action", flat=True)
+    ) == ["add_alias", "change_kind", "remove_alias"]
 
 
 def test_a_patch_applies_all_or_nothing(alice_api, graph):
-    response = alice_api.patch(f"{API}/nodes/{graph.boss.pk}/",
-                               {"name": "Joe", "remove_alias": "Nobody"}, format="json")
+    response = alice_api.patch(
+        f"{API}/nodes/{graph.boss.pk}/", {"name": "Joe", "remove_alias": "Nobody"}, format="json"
+    )
     assert response.status_code == 400
     assert "remove_alias" in response.json()["error"]["fields"]
     node = Node.objects.get(pk=graph.boss.pk)
@@ -227,8 +290,9 @@ def test_merging_a_node_into_another_and_reverting_it(alice_api, alice, graph):
     joe = make_node(alice, "Joe", "PERSON")
     make_edge(alice, joe, "WORKS_AT", graph.acme)
     before = canonical_graph(export_graph(user=alice))
-    response = alice_api.post(f"{API}/nodes/{joe.pk}/merge/", {"into": graph.boss.pk},
-                              format="json")
+    response = alice_api.post(
+        f"{API}/nodes/{joe.pk}/merge/", {"into": graph.boss.pk}, format="json"
+    )
     assert response.status_code == 201
     decision = response.json()
     assert decision["status"] == "merged" and decision["rule"] == "manual"
@@ -238,7 +302,8 @@ def test_merging_a_node_into_another_and_reverting_it(alice_api, alice, graph):
     assert "Joe" in Node.objects.get(pk=graph.boss.pk).aliases
     merges = alice_api.get(f"{API}/nodes/{graph.boss.pk}/").json()["merges"]
     assert [(m["id"], m["status"], m["absorbed_name"]) for m in merges] == [
-        (decision["id"], "merged", "Joe")]
+        (decision["id"], "merged", "Joe")
+    ]
     assert MergeDecision.objects.get(pk=decision["id"]).decided_by_id == alice.pk
 
     reverted = alice_api.post(f"{API}/merges/{decision['id']}/revert/")
@@ -250,27 +315,28 @@ def test_merging_a_node_into_another_and_reverting_it(alice_api, alice, graph):
 
 
 def test_only_nodes_of_the_same_kind_merge(alice_api, graph):
-    response = alice_api.post(f"{API}/nodes/{graph.acme.pk}/merge/", {"into": graph.boss.pk},
-                              format="json")
+    response = alice_api.post(
+        f"{API}/nodes/{graph.acme.pk}/merge/", {"into": graph.boss.pk}, format="json"
+    )
     assert response.status_code == 400
     assert "same kind" in response.json()["error"]["fields"]["into"][0]
-    itself = alice_api.post(f"{API}/nodes/{graph.acme.pk}/merge/", {"into": graph.acme.pk},
-                            format="json")
+    itself = alice_api.post(
+        f"{API}/nodes/{graph.acme.pk}/merge/", {"into": graph.acme.pk}, format="json"
+    )
     assert itself.status_code == 400
-    absorb_self = alice_api.post(f"{API}/nodes/{graph.me.pk}/merge/", {"into": graph.boss.pk},
-                                 format="json")
+    absorb_self = alice_api.post(
+        f"{API}/nodes/{graph.me.pk}/merge/", {"into": graph.boss.pk}, format="json"
+    )
     assert absorb_self.status_code == 400
     assert Node.objects.filter(pk__in=[graph.acme.pk, graph.me.pk]).count() == 2
 
 
-def test_merging_into_someone_elses_node_looks_like_merging_into_nothing(
-    alice_api, bob, graph
-):
+def test_merging_into_someone_elses_node_looks_like_merging_into_nothing(alice_api, bob, graph):
     bobs = make_node(bob, "Joshua", "PERSON")
-    foreign = alice_api.post(f"{API}/nodes/{graph.boss.pk}/merge/", {"into": bobs.pk},
-                             format="json")
-    missing = alice_api.post(f"{API}/nodes/{graph.boss.pk}/merge/", {"into": 10**9},
-                             format="json")
+    foreign = alice_api.post(
+        f"{API}/nodes/{graph.boss.pk}/merge/", {"into": bobs.pk}, format="json"
+    )
+    missing = alice_api.post(f"{API}/nodes/{graph.boss.pk}/merge/", {"into": 10**9}, format="json")
     assert foreign.status_code == missing.status_code == 400
     assert foreign.json() == missing.json()
     assert Node.objects.filter(pk__in=[graph.boss.pk, bobs.pk]).count() == 2
@@ -288,8 +354,10 @@ def test_edge_list_filters_by_node_and_liveness(alice_api, bob, graph):
     live = {graph.has_boss.pk, graph.works_at.pk, graph.lives_in.pk}
     assert ids() == live
     assert ids("?include_dormant=1") == live | {graph.likes.pk}
-    assert ids("?include_dormant=1&include_superseded=1") == live | {graph.likes.pk,
-                                                                     graph.lived_in.pk}
+    assert ids("?include_dormant=1&include_superseded=1") == live | {
+        graph.likes.pk,
+        graph.lived_in.pk,
+    }
     assert ids(f"?node={graph.acme.pk}") == {graph.works_at.pk}
     assert ids(f"?node={graph.london.pk}&include_superseded=1") == {graph.lived_in.pk}
     bobs = make_node(bob, "Acme", "ORG")
@@ -299,8 +367,9 @@ def test_edge_list_filters_by_node_and_liveness(alice_api, bob, graph):
 
 def test_edges_below_strength_two_are_dormant_before_decay_flags_them(alice_api, alice):
     a, b = make_node(alice, "Ann", "PERSON"), make_node(alice, "Gig", "EVENT")
-    faded = make_edge(alice, a, "ATTENDS", b, stability="ephemeral",
-                      touched=timezone.now() - timedelta(days=60))
+    faded = make_edge(
+        alice, a, "ATTENDS", b, stability="ephemeral", touched=timezone.now() - timedelta(days=60)
+    )
     assert alice_api.get(f"{API}/edges/").json()["results"] == []
     shown = alice_api.get(f"{API}/edges/?include_dormant=1").json()["results"]
     assert [(e["id"], e["dormant"]) for e in shown] == [(faded.pk, True)]
@@ -308,8 +377,10 @@ def test_edges_below_strength_two_are_dormant_before_decay_flags_them(alice_api,
 
 def test_edge_detail_and_forgetting_an_edge_revives_the_one_it_replaced(alice_api, alice, graph):
     body = alice_api.get(f"{API}/edges/{graph.lives_in.pk}/").json()
-    assert body["relation"] == "LIVES_IN" and body["target"] == {"id": graph.paris.pk,
-                                                                 "name": "Paris"}
+    assert body["relation"] == "LIVES_IN" and body["target"] == {
+        "id": graph.paris.pk,
+        "name": "Paris",
+    }
     assert body["superseded"] is False
     assert alice_api.delete(f"{API}/edges/{graph.lives_in.pk}/").status_code == 204
     assert not Edge.objects.filter(pk=graph.lives_in.pk).exists()
@@ -332,19 +403,32 @@ def test_episodes_are_listed_newest_first(alice_api, alice, graph):
     body = alice_api.get(f"{API}/episodes/").json()
     assert [e["id"] for e in body["results"]] == [later.pk, graph.episode.pk]
     assert body["results"][1] == {
-        "id": graph.episode.pk, "summary": "Talked about work",
-        "started_at": "2026-01-01T12:00:00Z", "ended_at": "2026-01-01T12:00:00Z",
-        "conversation_id": None, "importance": 0.5, "tags": [], "status": "done"}
+        "id": graph.episode.pk,
+        "summary": "Talked about work",
+        "started_at": "2026-01-01T12:00:00Z",
+        "ended_at": "2026-01-01T12:00:00Z",
+        "conversation_id": None,
+        "importance": 0.5,
+        "tags": [],
+        "status": "done",
+    }
 
 
 def test_recall_returns_the_read_record_and_changes_nothing(alice_api, alice, graph):
     before = export_graph(user=alice)
-    response = alice_api.post(f"{API}/recall/", {"message": "How is Joshua doing?"},
-                              format="json")
+    response = alice_api.post(f"{API}/recall/", {"message": "How is Joshua doing?"}, format="json")
     assert response.status_code == 200
     record = response.json()
-    assert set(record) == {"words", "seeds", "fired", "memory_lines", "context_snippets",
-                           "crossed_edges", "text", "timings_ms"}
+    assert set(record) == {
+        "words",
+        "seeds",
+        "fired",
+        "memory_lines",
+        "context_snippets",
+        "crossed_edges",
+        "text",
+        "timings_ms",
+    }
     assert "joshua" in record["words"]
     assert "Trevor -[HAS_BOSS]-> Joshua" in record["memory_lines"]
     assert record["seeds"][0]["name"] == "Joshua"
@@ -371,28 +455,40 @@ def test_import_adds_a_document_and_round_trips(alice_api, bob_api, alice, bob, 
     assert response.status_code == 201
     summary = response.json()
     assert (summary["nodes"], summary["edges"], summary["episodes"], summary["snippets"]) == (
-        6, 5, 1, 1)
+        6,
+        5,
+        1,
+        1,
+    )
     assert canonical_graph(export_graph(user=bob)) == canonical_graph(document)
     clash = bob_api.post(f"{API}/import/", document, format="json")
     assert clash.status_code == 409 and clash.json()["error"]["code"] == "conflict"
 
 
 def test_import_rejects_an_invalid_document_with_the_reason(alice_api, alice):
-    response = alice_api.post(f"{API}/import/", {"format": "pegasus-graph/1", "nodes": [
-        {"id": "n1", "kind": "ALIEN", "name": "Zed"}]}, format="json")
+    response = alice_api.post(
+        f"{API}/import/",
+        {"format": "pegasus-graph/1", "nodes": [{"id": "n1", "kind": "ALIEN", "name": "Zed"}]},
+        format="json",
+    )
     assert response.status_code == 400
     error = response.json()["error"]
     assert error["code"] == "validation_error" and 'nodes[0] (id "n1")' in error["detail"]
-    nul = alice_api.post(f"{API}/import/", {"format": "pegasus-graph/1", "nodes": [
-        {"id": "n1", "kind": "PERSON", "name": "Z\x00ed"}]}, format="json")
+    nul = alice_api.post(
+        f"{API}/import/",
+        {"format": "pegasus-graph/1", "nodes": [{"id": "n1", "kind": "PERSON", "name": "Z\x00ed"}]},
+        format="json",
+    )
     assert nul.status_code == 400 and "nodes[0].name" in nul.json()["error"]["detail"]
     assert not Node.objects.for_user(alice).exists()
 
 
 def test_import_is_size_limited(alice_api, alice, settings):
     settings.API_IMPORT_MAX_BYTES = 1000
-    document = {"format": "pegasus-graph/1", "episodes": [
-        {"id": f"e{i}", "summary": "x" * 50} for i in range(40)]}
+    document = {
+        "format": "pegasus-graph/1",
+        "episodes": [{"id": f"e{i}", "summary": "x" * 50} for i in range(40)],
+    }
     response = alice_api.post(f"{API}/import/", document, format="json")
     assert response.status_code == 413
     assert response.json()["error"]["code"] == "payload_too_large"

@@ -32,8 +32,15 @@ def test_the_schema_validates_without_warnings(tmp_path):
     target = tmp_path / "schema.json"
     # --fail-on-warn turns any generator warning (an undocumented view, a type it had to
     # guess, an enum name clash) into a CommandError, which fails this test.
-    call_command("spectacular", "--validate", "--fail-on-warn", "--format", "openapi-json",
-                 "--file", str(target))
+    call_command(
+        "spectacular",
+        "--validate",
+        "--fail-on-warn",
+        "--format",
+        "openapi-json",
+        "--file",
+        str(target),
+    )
     schema = json.loads(target.read_text())
     assert schema["openapi"].startswith("3.")
     assert "/api/v1/memory/graph/" in schema["paths"]
@@ -58,8 +65,9 @@ def test_every_error_response_is_documented_with_the_error_shape(anon_api):
                 if int(code) >= 400:
                     errors += 1
                     assert response["description"], (method, path, code)
-                    assert response["content"] == {"application/json": {"schema": {
-                        "$ref": "#/components/schemas/Error"}}}, (method, path, code)
+                    assert response["content"] == {
+                        "application/json": {"schema": {"$ref": "#/components/schemas/Error"}}
+                    }, (method, path, code)
     assert errors > 100
 
 
@@ -82,19 +90,34 @@ def quiet_request_signals():
 def fuzz_target(db, alice, settings, quiet_request_signals) -> dict:
     """alice's token and real ids for every path parameter (random ids would only ever meet
     404s), with throttling out of the way."""
-    settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK, "DEFAULT_THROTTLE_RATES": {
-        "user": "100000/min", "anon": "100000/min", "login": "100000/min"}}
+    settings.REST_FRAMEWORK = {
+        **settings.REST_FRAMEWORK,
+        "DEFAULT_THROTTLE_RATES": {
+            "user": "100000/min",
+            "anon": "100000/min",
+            "login": "100000/min",
+        },
+    }
     graph = Graph(alice)
-    conversation = Conversation.objects.create(user=alice, title="Chat",
-                                               started_at=timezone.now())
-    Message.objects.create(user=alice, conversation=conversation, role="user", text="hello",
-                           created_at=timezone.now())
-    decision = merge_nodes(user=alice, keep=graph.boss, absorb=make_node(alice, "Joe"),
-                           reason="test", now=timezone.now())
+    conversation = Conversation.objects.create(user=alice, title="Chat", started_at=timezone.now())
+    Message.objects.create(
+        user=alice, conversation=conversation, role="user", text="hello", created_at=timezone.now()
+    )
+    decision = merge_nodes(
+        user=alice,
+        keep=graph.boss,
+        absorb=make_node(alice, "Joe"),
+        reason="test",
+        now=timezone.now(),
+    )
     return {
         "headers": {"Authorization": f"Token {create_token(user=alice, device='fuzz').token}"},
-        "ids": {"node_id": graph.acme.pk, "edge_id": graph.works_at.pk,
-                "merge_id": decision.pk, "conversation_id": conversation.pk},
+        "ids": {
+            "node_id": graph.acme.pk,
+            "edge_id": graph.works_at.pk,
+            "merge_id": decision.pk,
+            "conversation_id": conversation.pk,
+        },
     }
 
 
@@ -114,6 +137,12 @@ def test_the_api_conforms_to_its_schema(case, fuzz_target):
     operation, the streamed turn (``?stream=1``, a text/event-stream string) included."""
     for name in case.path_parameters or {}:
         case.path_parameters[name] = fuzz_target["ids"][name]
-    case.call_and_validate(headers=fuzz_target["headers"],
-                           checks=[not_a_server_error, status_code_conformance,
-                                   content_type_conformance, response_schema_conformance])
+    case.call_and_validate(
+        headers=fuzz_target["headers"],
+        checks=[
+            not_a_server_error,
+            status_code_conformance,
+            content_type_conformance,
+            response_schema_conformance,
+        ],
+    )

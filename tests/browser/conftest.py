@@ -50,16 +50,32 @@ class LiveStack:
         self.logs.mkdir(parents=True, exist_ok=True)
         self.web = self._start_web()
         self.worker = subprocess.Popen(
-            [sys.executable, "manage.py", "qcluster"], cwd=BASE, env=env,
-            stdout=open(self.logs / "worker.log", "a"), stderr=subprocess.STDOUT,
-            start_new_session=True)
+            [sys.executable, "manage.py", "qcluster"],
+            cwd=BASE,
+            env=env,
+            stdout=open(self.logs / "worker.log", "a"),
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
 
     def _start_web(self) -> subprocess.Popen:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(self.port),
-             "pegasus_site.asgi:application"], cwd=BASE, env=self.env,
-            stdout=open(self.logs / "daphne.log", "a"), stderr=subprocess.STDOUT,
-            start_new_session=True)
+            [
+                sys.executable,
+                "-m",
+                "daphne",
+                "-b",
+                "127.0.0.1",
+                "-p",
+                str(self.port),
+                "pegasus_site.asgi:application",
+            ],
+            cwd=BASE,
+            env=self.env,
+            stdout=open(self.logs / "daphne.log", "a"),
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
         deadline = time.monotonic() + 60
         while True:
             try:
@@ -101,8 +117,9 @@ def _stop(proc: subprocess.Popen) -> None:
 def live_stack(transactional_db):
     """Daphne + a worker serving the test database, in offline LLM mode."""
     env = {k: v for k, v in os.environ.items() if k != "PEGASUS_EMBEDDED_DB"}
-    env.update(DATABASE_URL=_test_database_url(), ANTHROPIC_API_KEY="", PYTHONUNBUFFERED="1",
-               Q_WORKERS="1")
+    env.update(
+        DATABASE_URL=_test_database_url(), ANTHROPIC_API_KEY="", PYTHONUNBUFFERED="1", Q_WORKERS="1"
+    )
     stack = LiveStack(env)
     try:
         yield stack
@@ -127,9 +144,16 @@ def browser():
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     with sync_playwright() as p:
         instance = p.chromium.launch(
-            executable_path=CHROMIUM, headless=True,
-            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                  "--disable-component-update", "--disable-sync", "--no-first-run"],
+            executable_path=CHROMIUM,
+            headless=True,
+            args=[
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+                "--no-first-run",
+            ],
         )
         try:
             yield instance

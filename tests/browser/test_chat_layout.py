@@ -25,13 +25,18 @@ def _tab(browser, viewport):
 
 def _inside_viewport(tab, selector, viewport) -> bool:
     box = tab.locator(selector).bounding_box()
-    return (box is not None and box["x"] >= 0 and box["y"] >= 0
-            and box["x"] + box["width"] <= viewport["width"]
-            and box["y"] + box["height"] <= viewport["height"])
+    return (
+        box is not None
+        and box["x"] >= 0
+        and box["y"] >= 0
+        and box["x"] + box["width"] <= viewport["width"]
+        and box["y"] + box["height"] <= viewport["height"]
+    )
 
 
-def test_phone_can_start_and_switch_conversations_and_sees_the_message_box(live_stack, browser,
-                                                                             alice):
+def test_phone_can_start_and_switch_conversations_and_sees_the_message_box(
+    live_stack, browser, alice
+):
     context, tab = _tab(browser, PHONE)
     sign_in(tab, live_stack.url, "alice", "alice-pass-123")
     tab.click("text=New conversation")
@@ -118,8 +123,9 @@ def test_a_long_paste_is_refused_with_a_message_not_cut(live_stack, browser, ali
     context.close()
 
 
-def test_two_tabs_on_one_conversation_see_each_others_messages_and_the_end(live_stack, browser,
-                                                                          alice, bob):
+def test_two_tabs_on_one_conversation_see_each_others_messages_and_the_end(
+    live_stack, browser, alice, bob
+):
     context, first = _tab(browser, DESKTOP)
     sign_in(first, live_stack.url, "alice", "alice-pass-123")
     first.click("text=New conversation")

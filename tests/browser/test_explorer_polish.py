@@ -20,8 +20,13 @@ def _labelled(page) -> set[str]:
 def test_explorer_labels_recall_colours_and_panel_state(live_stack, page, alice, bob):
     graph = _fixture_graph(alice, bob)
     for i in range(30):  # minor things hanging off "you": the important names must still show
-        make_edge(alice, graph["me"], "MENTIONED", make_node(alice, f"Gadget {i:02d}", "THING"),
-                  touched=timezone.now())
+        make_edge(
+            alice,
+            graph["me"],
+            "MENTIONED",
+            make_node(alice, f"Gadget {i:02d}", "THING"),
+            touched=timezone.now(),
+        )
     sign_in(page, live_stack.url, "alice", "alice-pass-123")
     page.goto(live_stack.url + "/memory/")
     page.wait_for_selector('#explorer[data-drawn="1"]')

@@ -25,8 +25,14 @@ def test_alice_answers_a_question_then_undoes_it(live_stack, page, alice, bob, s
     decision, _smith, jones = held_bill(alice)  # the newest: first in the list
     make_node(alice, "Springfield, Illinois", kind="PLACE", aliases=["Springfield"])
     make_node(alice, "Springfield, Oregon", kind="PLACE", aliases=["Springfield"])
-    springfield = say(alice, "I love Springfield.", {"name": "Springfield", "kind": "PLACE"},
-                      "LOVES", "I love Springfield", at=NOW - timedelta(hours=1))
+    springfield = say(
+        alice,
+        "I love Springfield.",
+        {"name": "Springfield", "kind": "PLACE"},
+        "LOVES",
+        "I love Springfield",
+        at=NOW - timedelta(hours=1),
+    )
     bill_id = decision.moved["node"]
     held_bill(bob)  # bob's own question never shows in alice's inbox
     csp: list[str] = []
@@ -47,7 +53,8 @@ def test_alice_answers_a_question_then_undoes_it(live_stack, page, alice, bob, s
     first.locator(".inbox-side.entity").wait_for()
     assert page.locator(".inbox-item").count() == 2
     assert first.locator(".inbox-question").inner_text() == (
-        "Is Bill the same person as William Smith or Robert Jones?")
+        "Is Bill the same person as William Smith or Robert Jones?"
+    )
     entity = first.locator(".inbox-side.entity")
     assert "my friend Bill from Leeds" in entity.inner_text()
     assert "has friend" in entity.inner_text()
@@ -55,8 +62,10 @@ def test_alice_answers_a_question_then_undoes_it(live_stack, page, alice, bob, s
     assert "William Smith" in smith_side.inner_text()
     assert "Bill works at Acme" in smith_side.inner_text()
     page.locator(f'.inbox-item[data-id="{springfield.pk}"] .inbox-question').wait_for()
-    assert "the same place as" in page.locator(
-        f'.inbox-item[data-id="{springfield.pk}"] .inbox-question').inner_text()
+    assert (
+        "the same place as"
+        in page.locator(f'.inbox-item[data-id="{springfield.pk}"] .inbox-question').inner_text()
+    )
     page.screenshot(path=str(DOCS / "explorer-inbox.png"))
 
     # A failed request says so and changes nothing.

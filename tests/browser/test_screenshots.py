@@ -27,12 +27,30 @@ def _graph(user):
     places = {name: make_node(user, name, "PLACE") for name in ("Lisbon", "Porto", "Berlin")}
     deloitte = make_node(user, "Deloitte", "ORG")
     climbing = make_node(user, "climbing", "PREFERENCE")
-    make_edge(user, me, "HAS_SISTER", kate, touched=recent,
-              snippet="My sister Kate moved to Lisbon last month.")
-    make_edge(user, kate, "LIVES_IN", places["Lisbon"], touched=recent,
-              snippet="My sister Kate moved to Lisbon last month.")
-    make_edge(user, me, "HAS_BOSS", people["Joshua"], touched=recent,
-              snippet="my boss Joshua keeps moving my deadlines")
+    make_edge(
+        user,
+        me,
+        "HAS_SISTER",
+        kate,
+        touched=recent,
+        snippet="My sister Kate moved to Lisbon last month.",
+    )
+    make_edge(
+        user,
+        kate,
+        "LIVES_IN",
+        places["Lisbon"],
+        touched=recent,
+        snippet="My sister Kate moved to Lisbon last month.",
+    )
+    make_edge(
+        user,
+        me,
+        "HAS_BOSS",
+        people["Joshua"],
+        touched=recent,
+        snippet="my boss Joshua keeps moving my deadlines",
+    )
     make_edge(user, me, "WORKS_AT", deloitte, touched=recent, snippet="I work at Deloitte")
     make_edge(user, people["Joshua"], "WORKS_AT", deloitte, touched=recent)
     make_edge(user, me, "HAS_FRIEND", people["Priya"], touched=recent)
@@ -51,8 +69,7 @@ def _no_horizontal_overflow(tab):
 
 def test_screenshots_of_chat_explorer_and_account(live_stack, browser, alice, mod):
     _graph(alice)
-    update_profile(user=alice, display_name="Maya", time_zone="Europe/Lisbon",
-                   memory_enabled=True)
+    update_profile(user=alice, display_name="Maya", time_zone="Europe/Lisbon", memory_enabled=True)
     for i in range(3):  # episodes for the admin's job monitor
         episode = make_episode(alice, summary=f"Episode {i}", at=timezone.now())
         Episode.objects.filter(pk=episode.pk).update(status="done")
@@ -102,8 +119,10 @@ def test_screenshots_of_chat_explorer_and_account(live_stack, browser, alice, mo
     tab.click("button[type=submit]")
     tab.goto(live_stack.url + "/admin/memory/episode/")
     tab.wait_for_selector("#result_list")
-    overflow = tab.evaluate("() => { const r = document.querySelector('#changelist .results');"
-                            " return r.scrollWidth - r.clientWidth; }")
+    overflow = tab.evaluate(
+        "() => { const r = document.querySelector('#changelist .results');"
+        " return r.scrollWidth - r.clientWidth; }"
+    )
     assert overflow <= 0, f"the episode list is cut off by {overflow}px"
     header = tab.locator("#result_list thead").inner_text().lower()
     assert "duration" in header and "created at" in header

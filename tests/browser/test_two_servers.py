@@ -50,8 +50,12 @@ def redis_url():
 def two_servers(transactional_db, redis_url):
     """Two Daphne processes on the test database sharing one Redis channel layer."""
     env = {k: v for k, v in os.environ.items() if k != "PEGASUS_EMBEDDED_DB"}
-    env.update(DATABASE_URL=_test_database_url(), ANTHROPIC_API_KEY="", PYTHONUNBUFFERED="1",
-               REDIS_URL=redis_url)
+    env.update(
+        DATABASE_URL=_test_database_url(),
+        ANTHROPIC_API_KEY="",
+        PYTHONUNBUFFERED="1",
+        REDIS_URL=redis_url,
+    )
     logs = BASE / "var" / "browser-logs"
     logs.mkdir(parents=True, exist_ok=True)
     procs, urls = [], []
@@ -59,10 +63,22 @@ def two_servers(transactional_db, redis_url):
         for n in (1, 2):
             port = _free_port()
             proc = subprocess.Popen(
-                [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port),
-                 "pegasus_site.asgi:application"], cwd=BASE, env=env,
-                stdout=open(logs / f"daphne-{n}.log", "a"), stderr=subprocess.STDOUT,
-                start_new_session=True)
+                [
+                    sys.executable,
+                    "-m",
+                    "daphne",
+                    "-b",
+                    "127.0.0.1",
+                    "-p",
+                    str(port),
+                    "pegasus_site.asgi:application",
+                ],
+                cwd=BASE,
+                env=env,
+                stdout=open(logs / f"daphne-{n}.log", "a"),
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
             procs.append(proc)
             urls.append(f"http://127.0.0.1:{port}")
             _wait_http(urls[-1], proc)
@@ -72,8 +88,7 @@ def two_servers(transactional_db, redis_url):
             _stop(proc)
 
 
-def test_tabs_on_two_servers_see_each_others_messages_and_the_end(two_servers, browser,
-                                                                 alice, bob):
+def test_tabs_on_two_servers_see_each_others_messages_and_the_end(two_servers, browser, alice, bob):
     one, two = two_servers
     context = browser.new_context(viewport={"width": 1366, "height": 860})
     first = context.new_page()

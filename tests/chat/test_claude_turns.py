@@ -15,8 +15,13 @@ async def test_a_turn_streams_claudes_reply_in_order_with_memory_in_the_prompt(
 ):
     def build():
         me = make_node(alice, "Trevor", "PERSON", is_self=True)
-        make_edge(alice, me, "HAS_BOSS", make_node(alice, "Joshua", "PERSON"),
-                  snippet="my current boss, Joshua, keeps moving deadlines")
+        make_edge(
+            alice,
+            me,
+            "HAS_BOSS",
+            make_node(alice, "Joshua", "PERSON"),
+            snippet="my current boss, Joshua, keeps moving deadlines",
+        )
 
     await sync_to_async(build)()
     fake_anthropic.script([["Joshua again? ", "Tell me what happened."]])

@@ -26,8 +26,15 @@ async def test_offline_turn_sends_recall_then_deltas_then_done_and_stores_both(a
     kinds = [e["type"] for e in events]
     assert kinds[0] == "recall" and kinds[-1] == "done"
     assert set(kinds[1:-1]) == {"delta"}
-    assert set(events[0]["record"]) >= {"words", "seeds", "fired", "memory_lines",
-                                         "context_snippets", "crossed_edges", "text"}
+    assert set(events[0]["record"]) >= {
+        "words",
+        "seeds",
+        "fired",
+        "memory_lines",
+        "context_snippets",
+        "crossed_edges",
+        "text",
+    }
     streamed = "".join(e["text"] for e in events if e["type"] == "delta")
     done = events[-1]["message"]
     assert done["text"] == streamed and "Offline mode" in streamed
@@ -116,8 +123,16 @@ async def test_oversize_message_gets_an_error_and_the_socket_keeps_working(alice
     await comm.disconnect()
 
 
-@pytest.mark.parametrize("frame", ["not json", "[1, 2]", '{"kind": "message"}',
-                                   '{"type": "dance"}', '{"type": "message", "text": 5}'])
+@pytest.mark.parametrize(
+    "frame",
+    [
+        "not json",
+        "[1, 2]",
+        '{"kind": "message"}',
+        '{"type": "dance"}',
+        '{"type": "message", "text": 5}',
+    ],
+)
 async def test_malformed_frames_get_a_clear_error(alice, conversation, frame):
     comm = await communicator(conversation.pk, alice)
     await comm.connect()
@@ -162,7 +177,8 @@ async def test_end_enqueues_exactly_one_extraction_job(alice, conversation):
 
 @pytest.mark.parametrize(("window", "served"), [(3600, True), (0, False)])
 async def test_the_sign_in_is_re_checked_once_its_last_check_is_older_than_the_window(
-        alice, conversation, settings, window, served):
+    alice, conversation, settings, window, served
+):
     """A positive check is reused for CHAT_SIGNIN_RECHECK_SECONDS; sign-outs, password
     changes and deactivations close the socket at once by a close event
     (tests/security/test_socket_lifetime.py), the re-check is for what sends none."""
@@ -182,6 +198,9 @@ async def test_the_sign_in_is_re_checked_once_its_last_check_is_older_than_the_w
     else:
         output = await comm.receive_output(timeout=5)
         assert (output["type"], output.get("code")) == ("websocket.close", 4401)
-    texts = await sync_to_async(list)(Message.objects.filter(
-        conversation=conversation, role="user").order_by("id").values_list("text", flat=True))
+    texts = await sync_to_async(list)(
+        Message.objects.filter(conversation=conversation, role="user")
+        .order_by("id")
+        .values_list("text", flat=True)
+    )
     assert texts == (["first", "second"] if served else ["first"])

@@ -17,11 +17,12 @@ def offline(settings):
     settings.ANTHROPIC_API_KEY = ""
 
 
-async def test_second_socket_receives_the_message_the_reply_and_the_end(alice, bob,
-                                                                       conversation):
+async def test_second_socket_receives_the_message_the_reply_and_the_end(alice, bob, conversation):
     bobs = await sync_to_async(Conversation.objects.create)(user=bob, started_at=timezone.now())
-    first, second = await communicator(conversation.pk, alice), await communicator(
-        conversation.pk, alice)
+    first, second = (
+        await communicator(conversation.pk, alice),
+        await communicator(conversation.pk, alice),
+    )
     outsider = await communicator(bobs.pk, bob)
     for comm in (first, second, outsider):
         assert (await comm.connect())[0]

@@ -22,7 +22,8 @@ async def turn(user, text: str) -> str:
     """One websocket turn in a new conversation of ``user``: every frame but the echo of the
     message, as one string."""
     conversation = await sync_to_async(Conversation.objects.create)(
-        user=user, started_at=timezone.now())
+        user=user, started_at=timezone.now()
+    )
     comm = await communicator(conversation.pk, user)
     connected, _ = await comm.connect()
     assert connected

@@ -13,8 +13,9 @@ pytestmark = pytest.mark.django_db(transaction=True)
 def _conversation(user, last_message_minutes_ago, now):
     conversation = Conversation.objects.create(user=user, started_at=now - timedelta(hours=2))
     at = now - timedelta(minutes=last_message_minutes_ago)
-    Message.objects.create(user=user, conversation=conversation, role="user", text="hello",
-                           created_at=at)
+    Message.objects.create(
+        user=user, conversation=conversation, role="user", text="hello", created_at=at
+    )
     conversation.last_message_at = at
     conversation.save()
     return conversation

@@ -13,8 +13,12 @@ RECORD = {
     ],
     "context_snippets": [
         {"node": "Kate", "edge": 3, "text": "My sister Kate moved to Lisbon last month."},
-        {"node": "you, 1 December 2026", "edge": None, "text": "Kate loves the tiles there",
-         "message": 4},
+        {
+            "node": "you, 1 December 2026",
+            "edge": None,
+            "text": "Kate loves the tiles there",
+            "message": 4,
+        },
     ],
     "fired": [{"name": "Kate"}, {"name": "Lisbon"}, {"name": "Deloitte"}, {"name": "Tom"}],
 }
@@ -52,16 +56,21 @@ def test_nothing_recalled_says_so_and_names_the_unknown():
     assert "I don't know anything about Priya yet." in reply
 
 
-@pytest.mark.parametrize("line, sentence", [
-    ("Maya -[LIVES_IN]-> Porto", "You live in Porto."),
-    ("Tom -[LIVES_IN]-> Porto", "Tom lives in Porto."),
-    ("Maya -[STUDIES_AT]-> MIT", "You study at MIT."),
-    ("Tom -[VISIT]-> Rome (2024)", "Tom visits Rome (as of 2024)."),
-    ("Tom -[TRAVELLED_TO]-> Rome (2024-03-01–2024-03-09)",
-     "Tom travelled to Rome between 1 March 2024 and 9 March 2024."),
-    ("Tom -[HAS_FRIEND]-> Maya", "You are Tom’s friend."),
-    ("Odd line without arrows", None),
-])
+@pytest.mark.parametrize(
+    "line, sentence",
+    [
+        ("Maya -[LIVES_IN]-> Porto", "You live in Porto."),
+        ("Tom -[LIVES_IN]-> Porto", "Tom lives in Porto."),
+        ("Maya -[STUDIES_AT]-> MIT", "You study at MIT."),
+        ("Tom -[VISIT]-> Rome (2024)", "Tom visits Rome (as of 2024)."),
+        (
+            "Tom -[TRAVELLED_TO]-> Rome (2024-03-01–2024-03-09)",
+            "Tom travelled to Rome between 1 March 2024 and 9 March 2024.",
+        ),
+        ("Tom -[HAS_FRIEND]-> Maya", "You are Tom’s friend."),
+        ("Odd line without arrows", None),
+    ],
+)
 def test_line_shapes_parse_tolerantly(line, sentence):
     reply = compose({"memory_lines": [line]}, self_names=["Maya"])
     if sentence is None:

@@ -16,28 +16,61 @@ from tests.memory.factories import T0
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
 
-FIRST = ["Priya", "Mateo", "Olivia", "Kenji", "Amara", "Lars", "Ines", "Tomasz", "Leila",
-         "Dmitri", "Sofia", "Kwame"]
-LAST = ["Okafor", "Lindqvist", "Haddad", "Moreau", "Tanaka", "Kowalski", "Alvarez", "Novak",
-        "Silva", "Murphy", "Chen"]
+FIRST = [
+    "Priya",
+    "Mateo",
+    "Olivia",
+    "Kenji",
+    "Amara",
+    "Lars",
+    "Ines",
+    "Tomasz",
+    "Leila",
+    "Dmitri",
+    "Sofia",
+    "Kwame",
+]
+LAST = [
+    "Okafor",
+    "Lindqvist",
+    "Haddad",
+    "Moreau",
+    "Tanaka",
+    "Kowalski",
+    "Alvarez",
+    "Novak",
+    "Silva",
+    "Murphy",
+    "Chen",
+]
 
 
 def a_big_circle_of_friends(user) -> int:
     """~130 people in a chain of KNOWS edges: the word "knows" seeds both ends of each."""
-    names = [f"{first} {last}" for first in FIRST for last in LAST][:RECORD_LIST_LIMIT + 30]
+    names = [f"{first} {last}" for first in FIRST for last in LAST][: RECORD_LIST_LIMIT + 30]
     nodes = Node.objects.bulk_create(
-        Node(user=user, kind="PERSON", name=name, normalised_name=name.lower(), created_at=T0,
-             updated_at=T0) for name in names)
+        Node(
+            user=user,
+            kind="PERSON",
+            name=name,
+            normalised_name=name.lower(),
+            created_at=T0,
+            updated_at=T0,
+        )
+        for name in names
+    )
     sync_node_keys(user_id=user.pk, nodes=nodes)
     Edge.objects.bulk_create(
         Edge(user=user, source=a, target=b, relation="KNOWS", last_touched_at=T0, created_at=T0)
-        for a, b in pairwise(nodes))
+        for a, b in pairwise(nodes)
+    )
     sync_relation_keys(user_id=user.pk)
     return len(nodes)
 
 
 async def test_a_frame_carries_the_most_similar_seeds_and_counts_the_rest(
-        alice, conversation, settings):
+    alice, conversation, settings
+):
     settings.ANTHROPIC_API_KEY = ""
     settings.MEMORY_READ_STRATEGY = "spec"  # SPEC §5.1: a relation word seeds every edge's ends
     total = await sync_to_async(a_big_circle_of_friends)(alice)

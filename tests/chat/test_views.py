@@ -14,11 +14,17 @@ def test_anonymous_users_are_sent_to_sign_in(client, conversation):
         assert response.status_code == 302 and "/accounts/login/" in response["Location"]
 
 
-def test_the_owner_sees_the_conversation_page_with_its_history(client, alice, conversation,
-                                                              settings):
+def test_the_owner_sees_the_conversation_page_with_its_history(
+    client, alice, conversation, settings
+):
     settings.ANTHROPIC_API_KEY = ""
-    Message.objects.create(user=alice, conversation=conversation, role="user",
-                           text="<b>hi</b>", created_at=timezone.now())
+    Message.objects.create(
+        user=alice,
+        conversation=conversation,
+        role="user",
+        text="<b>hi</b>",
+        created_at=timezone.now(),
+    )
     client.force_login(alice)
     response = client.get(f"/chat/{conversation.pk}/")
     assert response.status_code == 200
@@ -38,11 +44,19 @@ def test_new_conversation_is_created_and_opened(client, alice):
     assert conversation.incognito is True
 
 
-@pytest.mark.parametrize("method,suffix", [
-    ("get", ""), ("get", "messages/"), ("post", "rename/"), ("post", "delete/"), ("post", "end/"),
-])
-def test_bob_gets_404_for_every_page_of_alices_conversation(client, bob, conversation, method,
-                                                              suffix):
+@pytest.mark.parametrize(
+    "method,suffix",
+    [
+        ("get", ""),
+        ("get", "messages/"),
+        ("post", "rename/"),
+        ("post", "delete/"),
+        ("post", "end/"),
+    ],
+)
+def test_bob_gets_404_for_every_page_of_alices_conversation(
+    client, bob, conversation, method, suffix
+):
     client.force_login(bob)
     response = getattr(client, method)(f"/chat/{conversation.pk}/{suffix}", {"title": "pwned"})
     assert response.status_code == 404
@@ -52,8 +66,9 @@ def test_bob_gets_404_for_every_page_of_alices_conversation(client, bob, convers
 
 def test_rename_end_and_delete(client, alice, conversation):
     client.force_login(alice)
-    response = client.post(f"/chat/{conversation.pk}/rename/", {"title": "  Career  "},
-                           HTTP_ACCEPT="application/json")
+    response = client.post(
+        f"/chat/{conversation.pk}/rename/", {"title": "  Career  "}, HTTP_ACCEPT="application/json"
+    )
     assert response.json()["title"] == "Career"
     client.post(f"/chat/{conversation.pk}/end/")
     conversation.refresh_from_db()
@@ -64,10 +79,12 @@ def test_rename_end_and_delete(client, alice, conversation):
 
 def test_messages_endpoint_returns_only_newer_messages(client, alice, conversation):
     now = timezone.now()
-    first = Message.objects.create(user=alice, conversation=conversation, role="user",
-                                   text="one", created_at=now)
-    Message.objects.create(user=alice, conversation=conversation, role="user", text="two",
-                           created_at=now)
+    first = Message.objects.create(
+        user=alice, conversation=conversation, role="user", text="one", created_at=now
+    )
+    Message.objects.create(
+        user=alice, conversation=conversation, role="user", text="two", created_at=now
+    )
     client.force_login(alice)
     data = client.get(f"/chat/{conversation.pk}/messages/?after={first.pk}").json()
     assert [m["text"] for m in data["messages"]] == ["two"]

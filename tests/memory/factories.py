@@ -25,18 +25,33 @@ def _user_id(user) -> int:
 
 
 def make_episode(user, *, summary: str = "", at: datetime = T0) -> Episode:
-    return Episode.objects.create(user_id=_user_id(user), summary=summary, started_at=at,
-                                  ended_at=at, created_at=at)
+    return Episode.objects.create(
+        user_id=_user_id(user), summary=summary, started_at=at, ended_at=at, created_at=at
+    )
 
 
-def make_node(user, name: str, kind: str = "PERSON", *, aliases: Iterable[str] = (),
-              episodes: Iterable[Episode] = (), is_self: bool = False,
-              at: datetime = T0) -> Node:
+def make_node(
+    user,
+    name: str,
+    kind: str = "PERSON",
+    *,
+    aliases: Iterable[str] = (),
+    episodes: Iterable[Episode] = (),
+    is_self: bool = False,
+    at: datetime = T0,
+) -> Node:
     """A node with its name/alias keys and its episode links."""
     user_id = _user_id(user)
     node = Node.objects.create(
-        user_id=user_id, kind=kind, name=name, normalised_name=normalise_name(name),
-        aliases=list(aliases), confidence=0.9, is_self=is_self, created_at=at, updated_at=at,
+        user_id=user_id,
+        kind=kind,
+        name=name,
+        normalised_name=normalise_name(name),
+        aliases=list(aliases),
+        confidence=0.9,
+        is_self=is_self,
+        created_at=at,
+        updated_at=at,
     )
     NodeEpisode.objects.bulk_create(
         [NodeEpisode(user_id=user_id, node=node, episode=episode) for episode in episodes]
@@ -45,23 +60,45 @@ def make_node(user, name: str, kind: str = "PERSON", *, aliases: Iterable[str] =
     return node
 
 
-def make_edge(user, source: Node, relation: str, target: Node, *, strength: float = 100.0,
-              touched: datetime = T0, stability: str = "stable", snippet: str | None = None,
-              dormant: bool = False, superseded_by: Edge | None = None,
-              expires_at: datetime | None = None, cardinality: str = "one_to_many",
-              episodes: Iterable[Episode] = (), confidence: float = 0.8) -> Edge:
+def make_edge(
+    user,
+    source: Node,
+    relation: str,
+    target: Node,
+    *,
+    strength: float = 100.0,
+    touched: datetime = T0,
+    stability: str = "stable",
+    snippet: str | None = None,
+    dormant: bool = False,
+    superseded_by: Edge | None = None,
+    expires_at: datetime | None = None,
+    cardinality: str = "one_to_many",
+    episodes: Iterable[Episode] = (),
+    confidence: float = 0.8,
+) -> Edge:
     """``source -[relation]-> target`` with ``strength`` stored at ``touched``, an optional
     current snippet, and the relation's key."""
     user_id = _user_id(user)
     edge = Edge.objects.create(
-        user_id=user_id, source=source, relation=relation, target=target,
-        strength_at_touch=strength, last_touched_at=touched, confidence=confidence,
-        stability=stability, cardinality=cardinality, expires_at=expires_at, dormant=dormant,
-        superseded_by=superseded_by, created_at=touched,
+        user_id=user_id,
+        source=source,
+        relation=relation,
+        target=target,
+        strength_at_touch=strength,
+        last_touched_at=touched,
+        confidence=confidence,
+        stability=stability,
+        cardinality=cardinality,
+        expires_at=expires_at,
+        dormant=dormant,
+        superseded_by=superseded_by,
+        created_at=touched,
     )
     if snippet is not None:
-        row = Snippet.objects.create(user_id=user_id, edge=edge, text=snippet,
-                                     confidence=confidence, created_at=touched)
+        row = Snippet.objects.create(
+            user_id=user_id, edge=edge, text=snippet, confidence=confidence, created_at=touched
+        )
         Edge.objects.filter(pk=edge.pk).update(snippet=row)
         edge.snippet = row
     EdgeEpisode.objects.bulk_create(

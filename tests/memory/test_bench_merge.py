@@ -20,18 +20,36 @@ def stand_in_encoder():
         yield
 
 
-CASES = {"format": "pegasus-merge-cases/1", "cases": [
-    {"id": "right", "graph": [{"name": "Melanie"}],
-     "incoming": [{"name": "Mel", "expect": "merge:Melanie"}]},
-    {"id": "labelled-wrong-on-purpose", "graph": [{"name": "Elizabeth"}],
-     "incoming": [{"name": "Liz", "expect": "new"}]},
-    {"id": "miss-on-purpose", "graph": [{"name": "Stephen Hall"}],
-     "incoming": [{"name": "Mr. Hallam", "expect": "merge:Stephen Hall"}]},
-    {"id": "held", "graph": [{"name": "Melanie"}, {"name": "Melissa"}],
-     "incoming": [{"name": "Mel", "expect": "held"}]},
-    {"id": "held-though-labelled-new", "graph": [{"name": "Georgina"}],
-     "incoming": [{"name": "Georgia", "expect": "new"}]},
-]}
+CASES = {
+    "format": "pegasus-merge-cases/1",
+    "cases": [
+        {
+            "id": "right",
+            "graph": [{"name": "Melanie"}],
+            "incoming": [{"name": "Mel", "expect": "merge:Melanie"}],
+        },
+        {
+            "id": "labelled-wrong-on-purpose",
+            "graph": [{"name": "Elizabeth"}],
+            "incoming": [{"name": "Liz", "expect": "new"}],
+        },
+        {
+            "id": "miss-on-purpose",
+            "graph": [{"name": "Stephen Hall"}],
+            "incoming": [{"name": "Mr. Hallam", "expect": "merge:Stephen Hall"}],
+        },
+        {
+            "id": "held",
+            "graph": [{"name": "Melanie"}, {"name": "Melissa"}],
+            "incoming": [{"name": "Mel", "expect": "held"}],
+        },
+        {
+            "id": "held-though-labelled-new",
+            "graph": [{"name": "Georgina"}],
+            "incoming": [{"name": "Georgia", "expect": "new"}],
+        },
+    ],
+}
 
 
 def run(tmp_path, data, *args):
@@ -47,7 +65,10 @@ def test_scores_wrong_merges_misses_and_holds(tmp_path):
     report = json.loads(out)
     assert report["cases"] == 5 and report["entities"] == 5
     assert (report["automatic_merges"], report["correct_merges"], report["wrong_merges"]) == (
-        2, 1, 1)
+        2,
+        1,
+        1,
+    )
     assert report["precision"] == 0.5 and report["recall"] == 0.5
     assert [w["case"] for w in report["wrong"]] == ["labelled-wrong-on-purpose"]
     assert [m["case"] for m in report["missed"]] == ["miss-on-purpose"]
@@ -72,10 +93,28 @@ def test_text_report_lists_every_wrong_merge_and_miss(tmp_path):
     ("data", "message"),
     [
         ({"cases": []}, "not a pegasus-merge-cases/1 file"),
-        ({"format": "pegasus-merge-cases/1", "cases": [{"id": "x", "graph": [],
-          "incoming": [{"name": "Mel", "expect": "merge:Melanie"}]}]}, "not in the graph"),
-        ({"format": "pegasus-merge-cases/1", "cases": [{"id": "x", "graph": [],
-          "incoming": [{"name": "Mel", "expect": "maybe"}]}]}, "needs expect"),
+        (
+            {
+                "format": "pegasus-merge-cases/1",
+                "cases": [
+                    {
+                        "id": "x",
+                        "graph": [],
+                        "incoming": [{"name": "Mel", "expect": "merge:Melanie"}],
+                    }
+                ],
+            },
+            "not in the graph",
+        ),
+        (
+            {
+                "format": "pegasus-merge-cases/1",
+                "cases": [
+                    {"id": "x", "graph": [], "incoming": [{"name": "Mel", "expect": "maybe"}]}
+                ],
+            },
+            "needs expect",
+        ),
     ],
 )
 def test_malformed_files_are_refused_with_the_reason(tmp_path, data, message):

@@ -39,31 +39,69 @@ def offline(settings):
 def say(user, text: str, entity: dict, relation: str, snippet: str, *, at=NOW) -> MergeDecision:
     """One user turn through the real Write path: ``user -[relation]-> entity``. Returns the
     merge decision it made for the entity."""
-    conversation = Conversation.objects.create(user=user, title="chat", status="ended",
-                                               started_at=at, ended_at=at)
-    message = Message.objects.create(user=user, conversation=conversation, role="user",
-                                     text=text, created_at=at)
-    episode = Episode.objects.create(user=user, conversation=conversation, created_at=at,
-                                     started_at=at, ended_at=at, status="done")
+    conversation = Conversation.objects.create(
+        user=user, title="chat", status="ended", started_at=at, ended_at=at
+    )
+    message = Message.objects.create(
+        user=user, conversation=conversation, role="user", text=text, created_at=at
+    )
+    episode = Episode.objects.create(
+        user=user,
+        conversation=conversation,
+        created_at=at,
+        started_at=at,
+        ended_at=at,
+        status="done",
+    )
     batch = {
         "format": "pegasus-batch/1",
         "episode": {"summary": text, "importance": 0.4, "tags": []},
-        "entities": [{"ref": "a", "kind": "PERSON", "aliases": [], "properties": {},
-                      "confidence": 0.9, "hint": None, **entity}],
-        "relations": [{"source": "user", "relation": relation, "target": "a",
-                       "confidence": 0.8, "stability": "stable", "cardinality": "one_to_many",
-                       "expires_at": None, "snippet": snippet, "evidence": "said so",
-                       "message": str(message.pk)}],
+        "entities": [
+            {
+                "ref": "a",
+                "kind": "PERSON",
+                "aliases": [],
+                "properties": {},
+                "confidence": 0.9,
+                "hint": None,
+                **entity,
+            }
+        ],
+        "relations": [
+            {
+                "source": "user",
+                "relation": relation,
+                "target": "a",
+                "confidence": 0.8,
+                "stability": "stable",
+                "cardinality": "one_to_many",
+                "expires_at": None,
+                "snippet": snippet,
+                "evidence": "said so",
+                "message": str(message.pk),
+            }
+        ],
     }
-    commit_batch(user=user, batch=batch, now=at, episode=episode.pk,
-                 messages={str(message.pk): text}, conversation=conversation)
+    commit_batch(
+        user=user,
+        batch=batch,
+        now=at,
+        episode=episode.pk,
+        messages={str(message.pk): text},
+        conversation=conversation,
+    )
     return MergeDecision.objects.for_user(user).filter(episode=episode).get()
 
 
 def held_bill(user) -> tuple[MergeDecision, Node, Node]:
     smith, jones = build_two_bills(user)
-    decision = say(user, "Had drinks with my friend Bill from Leeds yesterday.",
-                   {"name": "Bill"}, "HAS_FRIEND", "my friend Bill from Leeds")
+    decision = say(
+        user,
+        "Had drinks with my friend Bill from Leeds yesterday.",
+        {"name": "Bill"},
+        "HAS_FRIEND",
+        "my friend Bill from Leeds",
+    )
     assert decision.status == "held" and decision.rule == "alias-ambiguous"
     return decision, smith, jones
 
@@ -71,10 +109,20 @@ def held_bill(user) -> tuple[MergeDecision, Node, Node]:
 def held_coach(user) -> tuple[MergeDecision, Node]:
     make_node(user, user.username, is_self=True, confidence=1.0)
     dan = make_node(user, "Dan Miller")
-    make_edge(user, dan, "COACHES", make_node(user, "Riverside FC", kind="ORG"),
-              snippet="Dan coaches Riverside FC")
-    decision = say(user, "My coach said I should rest this week.",
-                   {"name": "Coach", "hint": "Dan Miller"}, "HAS_COACH", "My coach said")
+    make_edge(
+        user,
+        dan,
+        "COACHES",
+        make_node(user, "Riverside FC", kind="ORG"),
+        snippet="Dan coaches Riverside FC",
+    )
+    decision = say(
+        user,
+        "My coach said I should rest this week.",
+        {"name": "Coach", "hint": "Dan Miller"},
+        "HAS_COACH",
+        "My coach said",
+    )
     assert decision.status == "held" and decision.rule == "hint"
     return decision, dan
 
@@ -91,34 +139,42 @@ def test_a_held_decision_is_a_pending_question_with_both_neighbourhoods(alice):
     bill_id = decision.moved["node"]
     assert shown["entity"] == {**shown["entity"], "id": bill_id, "name": "Bill", "exists": True}
     assert [(line["text"], line["snippet"]) for line in shown["entity"]["lines"]] == [
-        ("alice -[HAS_FRIEND]-> Bill", "my friend Bill from Leeds")]
+        ("alice -[HAS_FRIEND]-> Bill", "my friend Bill from Leeds")
+    ]
     sides = {c["name"]: c for c in shown["candidates"]}
     assert [(line["text"], line["snippet"]) for line in sides["William Smith"]["lines"]] == [
         ("William Smith -[WORKS_AT]-> Acme", "Bill works at Acme"),
-        ("alice -[HAS_COLLEAGUE]-> William Smith", "")]
+        ("alice -[HAS_COLLEAGUE]-> William Smith", ""),
+    ]
     assert sides["Robert Jones"]["lines"] == [] and sides["Robert Jones"]["exists"]
 
 
 def test_the_wording_follows_the_kind(alice):
     make_node(alice, "Springfield, Illinois", kind="PLACE", aliases=["Springfield"])
     make_node(alice, "Springfield, Oregon", kind="PLACE", aliases=["Springfield"])
-    decision = say(alice, "I love Springfield.", {"name": "Springfield", "kind": "PLACE"},
-                   "LOVES", "I love Springfield")
+    decision = say(
+        alice,
+        "I love Springfield.",
+        {"name": "Springfield", "kind": "PLACE"},
+        "LOVES",
+        "I love Springfield",
+    )
     assert decision.status == "held"
     [item] = inbox.summaries(alice, [decision])
-    assert item["question"] == ("Is Springfield the same place as Springfield, Illinois or "
-                                "Springfield, Oregon?")
+    assert item["question"] == (
+        "Is Springfield the same place as Springfield, Illinois or Springfield, Oregon?"
+    )
     decision.kind = "THING"
     assert inbox.summaries(alice, [decision])[0]["question"].startswith(
-        "Is Springfield the same thing as")
+        "Is Springfield the same thing as"
+    )
 
 
 def test_same_merges_into_the_chosen_candidate_like_a_moderator(alice):
     decision, _smith, jones = held_bill(alice)
     bill_id = decision.moved["node"]
 
-    answered = inbox.answer(user=alice, decision=decision, answer="same", into=jones.pk,
-                            now=LATER)
+    answered = inbox.answer(user=alice, decision=decision, answer="same", into=jones.pk, now=LATER)
 
     assert answered.status == "merged" and answered.kept_id == jones.pk
     assert answered.answer == "same" and answered.answered_at == LATER
@@ -179,12 +235,13 @@ def test_same_into_a_candidate_of_another_kind_is_refused(alice):
     change_kind(user=alice, node=jones, kind="ORG", now=LATER)
     [item] = inbox.summaries(alice, [decision])
     assert [(c["name"], c["kind"]) for c in item["candidates"]] == [
-        ("William Smith", "PERSON"), ("Robert Jones", "ORG")]
+        ("William Smith", "PERSON"),
+        ("Robert Jones", "ORG"),
+    ]
     with pytest.raises(inbox.InboxConflict, match="only nodes of the same kind"):
         inbox.answer(user=alice, decision=decision, answer="same", into=jones.pk, now=LATER)
     # With one candidate of its kind left, "same" needs no choice.
-    assert inbox.answer(user=alice, decision=decision, answer="same",
-                        now=LATER).kept_id == smith.pk
+    assert inbox.answer(user=alice, decision=decision, answer="same", now=LATER).kept_id == smith.pk
 
 
 def test_same_with_a_single_candidate_needs_no_choice(alice):
@@ -279,15 +336,22 @@ def test_bob_reaches_nothing_of_alices_inbox(alice, bob):
         inbox.get_item(bob, decision.pk)
     for answer in ("same", "different", "unsure"):
         with pytest.raises(LookupError):
-            inbox.answer(user=bob, decision=decision.pk, answer=answer,
-                         into=smith.pk if answer == "same" else None, now=LATER)
+            inbox.answer(
+                user=bob,
+                decision=decision.pk,
+                answer=answer,
+                into=smith.pk if answer == "same" else None,
+                now=LATER,
+            )
     inbox.answer(user=alice, decision=decision, answer="unsure", now=LATER)
     with pytest.raises(LookupError):
         inbox.undo(user=bob, decision=decision.pk, now=LATER)
     assert MergeDecision.objects.get(pk=decision.pk).answer == "unsure"
     assert [r for r in before if r["id"] != decision.pk] == [
-        r for r in MergeDecision.objects.values("id", "status", "answer", "kept_id")
-        if r["id"] != decision.pk]
+        r
+        for r in MergeDecision.objects.values("id", "status", "answer", "kept_id")
+        if r["id"] != decision.pk
+    ]
     # bob's summaries of alice's decision name none of her nodes.
     assert inbox.summaries(bob, [decision])[0]["candidates"][0]["exists"] is False
 

@@ -16,8 +16,15 @@ pytestmark = pytest.mark.django_db
 
 T0 = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
 T1 = datetime(2026, 3, 2, 12, 0, tzinfo=UTC)
-ISSUE_GRAPH = ["Melanie", "Matt Patterson", "Caroline", "Jonathan Reyes", "Elizabeth",
-               "Alexander", "Samuel"]
+ISSUE_GRAPH = [
+    "Melanie",
+    "Matt Patterson",
+    "Caroline",
+    "Jonathan Reyes",
+    "Elizabeth",
+    "Alexander",
+    "Samuel",
+]
 
 
 @pytest.fixture(autouse=True)
@@ -31,8 +38,16 @@ def batch(*entities):
     out, relations = [], []
     for i, (name, kind, labels) in enumerate(entities):
         out.append({"ref": f"e{i}", "kind": kind, "name": name, "confidence": 0.9})
-        relations += [{"source": "user", "relation": label, "target": f"e{i}",
-                       "snippet": f"my {label} {name}", "confidence": 0.9} for label in labels]
+        relations += [
+            {
+                "source": "user",
+                "relation": label,
+                "target": f"e{i}",
+                "snippet": f"my {label} {name}",
+                "confidence": 0.9,
+            }
+            for label in labels
+        ]
     return {"format": "pegasus-batch/1", "entities": out, "relations": relations}
 
 
@@ -58,14 +73,32 @@ def held_names(summary):
 
 def test_the_issue_example_merges_every_name_rightly_and_nothing_wrongly(alice):
     seed(alice, *(person(n) for n in ISSUE_GRAPH))
-    incoming = ["Liz", "Lizzie", "Alex", "Sam", "Matt", "Jonathan", "Mr. Patterson", "Mel",
-                "Jon", "Carolyn"]
+    incoming = [
+        "Liz",
+        "Lizzie",
+        "Alex",
+        "Sam",
+        "Matt",
+        "Jonathan",
+        "Mr. Patterson",
+        "Mel",
+        "Jon",
+        "Carolyn",
+    ]
     summary = write(alice, *(person(n) for n in incoming))
     into = {m["name"]: m["into"] for m in summary.merged}
-    assert into == {"Liz": "Elizabeth", "Lizzie": "Elizabeth", "Alex": "Alexander",
-                    "Sam": "Samuel", "Matt": "Matt Patterson", "Jonathan": "Jonathan Reyes",
-                    "Mr. Patterson": "Matt Patterson", "Mel": "Melanie",
-                    "Jon": "Jonathan Reyes", "Carolyn": "Caroline"}
+    assert into == {
+        "Liz": "Elizabeth",
+        "Lizzie": "Elizabeth",
+        "Alex": "Alexander",
+        "Sam": "Samuel",
+        "Matt": "Matt Patterson",
+        "Jonathan": "Jonathan Reyes",
+        "Mr. Patterson": "Matt Patterson",
+        "Mel": "Melanie",
+        "Jon": "Jonathan Reyes",
+        "Carolyn": "Caroline",
+    }
     assert summary.held == [] and summary.added_nodes == []
     assert Node.objects.for_user(alice).filter(is_self=False).count() == len(ISSUE_GRAPH)
     # Every non-trivial merge is a revertible decision.

@@ -41,7 +41,11 @@ def test_serve_answers_healthz_with_a_live_worker_and_stops_on_ctrl_c():
     port = _free_port()
     proc = subprocess.Popen(
         [sys.executable, "manage.py", "serve", "--port", str(port), "--keep-db"],
-        cwd=BASE, env=_env(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        cwd=BASE,
+        env=_env(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
     )
     try:
         deadline = time.monotonic() + 120
@@ -74,7 +78,11 @@ def test_serve_refuses_a_port_in_use_with_one_clear_line():
         port = taken.getsockname()[1]
         result = subprocess.run(
             [sys.executable, "manage.py", "serve", "--port", str(port), "--keep-db"],
-            cwd=BASE, env=_env(), capture_output=True, text=True, timeout=120,
+            cwd=BASE,
+            env=_env(),
+            capture_output=True,
+            text=True,
+            timeout=120,
         )
     assert result.returncode != 0
     assert f"port {port} on 127.0.0.1 is already in use" in result.stderr

@@ -18,8 +18,14 @@ print(torch.get_num_threads())
 def threads_after(setup: str, **env) -> int:
     environment = {k: v for k, v in os.environ.items() if k != "EMBEDDING_THREADS"}
     environment.update(env)
-    out = subprocess.run([sys.executable, "-c", SCRIPT.format(setup=setup)], env=environment,
-                         capture_output=True, text=True, timeout=120, check=True)
+    out = subprocess.run(
+        [sys.executable, "-c", SCRIPT.format(setup=setup)],
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
     return int(out.stdout.strip().splitlines()[-1])
 
 
@@ -28,8 +34,9 @@ def test_the_asgi_application_embeds_on_one_thread():
 
 
 def test_an_operator_setting_wins():
-    setup = ("os.environ.setdefault('DJANGO_SETTINGS_MODULE', 'pegasus_site.settings');"
-             " django.setup()")
+    setup = (
+        "os.environ.setdefault('DJANGO_SETTINGS_MODULE', 'pegasus_site.settings'); django.setup()"
+    )
     assert threads_after(setup, EMBEDDING_THREADS="3") == 3
 
 
@@ -44,6 +51,12 @@ while embedding._encoder is None and time.monotonic() < deadline:
 print(embedding._encoder is not None)
 """
     environment = {k: v for k, v in os.environ.items() if k != "PEGASUS_WARM_MODEL"}
-    out = subprocess.run([sys.executable, "-c", script], env=environment, capture_output=True,
-                         text=True, timeout=120, check=True)
+    out = subprocess.run(
+        [sys.executable, "-c", script],
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
     assert out.stdout.strip().splitlines()[-1] == "True"

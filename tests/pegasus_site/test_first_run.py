@@ -34,13 +34,22 @@ def empty_database():
 
 
 def _manage(url: str, *args: str, embedded: bool) -> subprocess.CompletedProcess:
-    env = {k: v for k, v in os.environ.items()
-           if k not in {"PEGASUS_EMBEDDED_DB", "DJANGO_SETTINGS_MODULE", "PEGASUS_TESTING"}}
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in {"PEGASUS_EMBEDDED_DB", "DJANGO_SETTINGS_MODULE", "PEGASUS_TESTING"}
+    }
     env.update(DATABASE_URL=url, DJANGO_SUPERUSER_PASSWORD="first-staff-pass-123")
     if embedded:
         env["PEGASUS_EMBEDDED_DB"] = "1"
-    return subprocess.run([sys.executable, "manage.py", *args], cwd=BASE, env=env,
-                          capture_output=True, text=True, timeout=600)
+    return subprocess.run(
+        [sys.executable, "manage.py", *args],
+        cwd=BASE,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
 
 
 def _users(url: str) -> list[tuple]:
@@ -49,8 +58,16 @@ def _users(url: str) -> list[tuple]:
 
 
 def test_createsuperuser_on_a_fresh_embedded_database_migrates_first(empty_database):
-    done = _manage(empty_database, "createsuperuser", "--noinput", "--username", "boss",
-                   "--email", "boss@example.com", embedded=True)
+    done = _manage(
+        empty_database,
+        "createsuperuser",
+        "--noinput",
+        "--username",
+        "boss",
+        "--email",
+        "boss@example.com",
+        embedded=True,
+    )
     assert done.returncode == 0, done.stderr
     assert "Traceback" not in done.stderr
     assert "applying" in done.stderr and "migration" in done.stderr
@@ -60,13 +77,25 @@ def test_createsuperuser_on_a_fresh_embedded_database_migrates_first(empty_datab
 
 
 def test_a_fresh_operator_database_gets_one_line_not_a_traceback(empty_database):
-    done = _manage(empty_database, "createsuperuser", "--noinput", "--username", "boss",
-                   "--email", "boss@example.com", embedded=False)
+    done = _manage(
+        empty_database,
+        "createsuperuser",
+        "--noinput",
+        "--username",
+        "boss",
+        "--email",
+        "boss@example.com",
+        embedded=False,
+    )
     assert done.returncode == 2
     assert "Traceback" not in done.stderr
     lines = [line for line in done.stderr.splitlines() if line.strip()]
-    assert lines == ["pegasus: the database at DATABASE_URL has no tables yet; run "
-                     "`python manage.py migrate` first"]
+    assert lines == [
+        "pegasus: the database at DATABASE_URL has no tables yet; run "
+        "`python manage.py migrate` first"
+    ]
     with psycopg.connect(empty_database) as conn:  # nothing was created behind its back
-        assert conn.execute("SELECT count(*) FROM pg_tables WHERE schemaname = 'public'"
-                            ).fetchone()[0] == 0
+        assert (
+            conn.execute("SELECT count(*) FROM pg_tables WHERE schemaname = 'public'").fetchone()[0]
+            == 0
+        )

@@ -14,8 +14,12 @@ def _manage(*args: str, **env: str) -> subprocess.CompletedProcess:
     full_env = {k: v for k, v in os.environ.items() if k not in dropped}
     full_env.update(env)
     return subprocess.run(
-        [sys.executable, "manage.py", *args], cwd=BASE, env=full_env,
-        capture_output=True, text=True, timeout=120,
+        [sys.executable, "manage.py", *args],
+        cwd=BASE,
+        env=full_env,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
 
 

@@ -17,10 +17,10 @@ def test_favicon_ico_redirects_to_the_logo(client):
 def test_header_shows_the_display_name_as_a_link_to_the_account(client, alice):
     client.force_login(alice)
     html = client.get("/chat/").content.decode()
-    assert ('<a class="who" id="header-account" href="/account/" title="Your account">'
-            'alice</a>') in html
-    update_profile(user=alice, display_name="Alice Liddell", time_zone="UTC",
-                   memory_enabled=True)
+    assert (
+        '<a class="who" id="header-account" href="/account/" title="Your account">alice</a>'
+    ) in html
+    update_profile(user=alice, display_name="Alice Liddell", time_zone="UTC", memory_enabled=True)
     html = client.get("/chat/").content.decode()
     assert ">Alice Liddell</a>" in html
 

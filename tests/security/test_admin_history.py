@@ -16,8 +16,9 @@ CANARY = "Zanzibar-canary-7f3a"
 
 
 def log(moderator, objects, message):
-    return LogEntry.objects.log_actions(moderator.pk, objects, CHANGE, change_message=message,
-                                        single_object=len(objects) == 1)
+    return LogEntry.objects.log_actions(
+        moderator.pk, objects, CHANGE, change_message=message, single_object=len(objects) == 1
+    )
 
 
 def test_deleting_an_account_removes_admin_log_entries_about_its_rows(alice, bob, mod):

@@ -24,14 +24,18 @@ TOKEN = "/api/v1/auth/token/"
 
 @pytest.fixture
 def login_rate(settings):
-    settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK, "DEFAULT_THROTTLE_RATES": {
-        **settings.REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"], "login": "10/min"}}
+    settings.REST_FRAMEWORK = {
+        **settings.REST_FRAMEWORK,
+        "DEFAULT_THROTTLE_RATES": {
+            **settings.REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"],
+            "login": "10/min",
+        },
+    }
 
 
 def token_attempt(client, username, password, forwarded=None):
     extra = {"HTTP_X_FORWARDED_FOR": forwarded} if forwarded else {}
-    return client.post(TOKEN, {"username": username, "password": password}, format="json",
-                       **extra)
+    return client.post(TOKEN, {"username": username, "password": password}, format="json", **extra)
 
 
 def web_login(client, login, password, **extra):
@@ -43,7 +47,8 @@ def web_login(client, login, password, **extra):
 
 
 def test_a_new_forwarded_address_per_request_does_not_escape_the_throttle(
-        fast_hashers, login_rate, alice, settings):
+    fast_hashers, login_rate, alice, settings
+):
     """The probe: 40 wrong passwords, each with a new X-Forwarded-For, never met a 429.
     Without a configured proxy the header is ignored: the 11th request from one peer is
     throttled, and so is the right password after it."""
@@ -59,7 +64,8 @@ def test_a_new_forwarded_address_per_request_does_not_escape_the_throttle(
 
 
 def test_behind_a_trusted_proxy_each_client_has_its_own_allowance(
-        fast_hashers, login_rate, alice, settings):
+    fast_hashers, login_rate, alice, settings
+):
     """With the test client's peer (127.0.0.1) configured as a proxy, the forwarded address
     is the client: ten clients behind the proxy each have their own allowance, while one
     client — even when it prepends addresses of its own — is throttled after ten."""
@@ -70,16 +76,19 @@ def test_behind_a_trusted_proxy_each_client_has_its_own_allowance(
         assert response.status_code == 400, i
     for i in range(10):
         # The client writes the left part; the proxies (10.0.0.5, then the peer) append.
-        response = token_attempt(client, f"other{i}", "guess",
-                                 forwarded=f"203.0.113.{i}, 192.0.2.7, 10.0.0.5")
+        response = token_attempt(
+            client, f"other{i}", "guess", forwarded=f"203.0.113.{i}, 192.0.2.7, 10.0.0.5"
+        )
         assert response.status_code == 400, i
-    response = token_attempt(client, "alice", "alice-pass-123",
-                             forwarded="203.0.113.200, 192.0.2.7, 10.0.0.5")
+    response = token_attempt(
+        client, "alice", "alice-pass-123", forwarded="203.0.113.200, 192.0.2.7, 10.0.0.5"
+    )
     assert response.status_code == 429
 
 
 def test_the_website_login_limit_keys_on_the_peer_without_a_trusted_proxy(
-        fast_hashers, alice, settings):
+    fast_hashers, alice, settings
+):
     settings.TRUSTED_PROXIES = []
     client = Client()
     for i in range(10):
@@ -90,17 +99,20 @@ def test_the_website_login_limit_keys_on_the_peer_without_a_trusted_proxy(
     assert web_login(Client(), "alice", "alice-pass-123", HTTP_X_FORWARDED_FOR="198.51.100.77")
 
 
-@pytest.mark.parametrize(("peer", "forwarded", "trusted", "client"), [
-    ("203.0.113.1", "1.2.3.4", (), "203.0.113.1"),  # no proxies: the header is ignored
-    ("203.0.113.1", "1.2.3.4", ("10.0.0.0/8",), "203.0.113.1"),  # untrusted peer
-    ("10.0.0.1", "1.2.3.4", ("10.0.0.0/8",), "1.2.3.4"),
-    ("10.0.0.1", "6.6.6.6, 1.2.3.4", ("10.0.0.0/8",), "1.2.3.4"),  # right-most untrusted
-    ("10.0.0.1", "1.2.3.4, 10.0.0.9", ("10.0.0.0/8",), "1.2.3.4"),  # a chain of proxies
-    ("10.0.0.1", "not-an-ip", ("10.0.0.0/8",), "10.0.0.1"),
-    ("10.0.0.1", "6.6.6.6, junk, 10.0.0.9", ("10.0.0.0/8",), "10.0.0.9"),
-    ("::1", "[2001:db8::1]:443", ("::1",), "2001:db8::1"),
-    ("10.0.0.1", None, ("10.0.0.0/8",), "10.0.0.1"),
-])
+@pytest.mark.parametrize(
+    ("peer", "forwarded", "trusted", "client"),
+    [
+        ("203.0.113.1", "1.2.3.4", (), "203.0.113.1"),  # no proxies: the header is ignored
+        ("203.0.113.1", "1.2.3.4", ("10.0.0.0/8",), "203.0.113.1"),  # untrusted peer
+        ("10.0.0.1", "1.2.3.4", ("10.0.0.0/8",), "1.2.3.4"),
+        ("10.0.0.1", "6.6.6.6, 1.2.3.4", ("10.0.0.0/8",), "1.2.3.4"),  # right-most untrusted
+        ("10.0.0.1", "1.2.3.4, 10.0.0.9", ("10.0.0.0/8",), "1.2.3.4"),  # a chain of proxies
+        ("10.0.0.1", "not-an-ip", ("10.0.0.0/8",), "10.0.0.1"),
+        ("10.0.0.1", "6.6.6.6, junk, 10.0.0.9", ("10.0.0.0/8",), "10.0.0.9"),
+        ("::1", "[2001:db8::1]:443", ("::1",), "2001:db8::1"),
+        ("10.0.0.1", None, ("10.0.0.0/8",), "10.0.0.1"),
+    ],
+)
 def test_resolving_the_client_address(peer, forwarded, trusted, client):
     assert resolve_client_ip(peer, forwarded, _networks(trusted)) == client
 
@@ -135,8 +147,7 @@ def test_api_failures_lock_the_website_sign_in_too(fast_hashers, alice, bob):
         response = token_attempt(APIClient(REMOTE_ADDR=f"198.51.100.{i}"), "alice", "wrong")
         assert response.status_code == 400
     # By email address too: the lock follows the account, not the spelling of its name.
-    assert not web_login(Client(REMOTE_ADDR="203.0.113.9"), "alice@example.com",
-                         "alice-pass-123")
+    assert not web_login(Client(REMOTE_ADDR="203.0.113.9"), "alice@example.com", "alice-pass-123")
     assert not web_login(Client(REMOTE_ADDR="203.0.113.10"), "alice", "alice-pass-123")
     # Bob, the outsider, is not affected by alice's lock.
     assert token_attempt(APIClient(), "bob", "bob-pass-123").status_code == 200

@@ -28,15 +28,17 @@ def api(user) -> APIClient:
 
 def signed_in(user) -> Client:
     client = Client()
-    client.post("/accounts/login/", {"login": user.username,
-                                     "password": f"{user.username}-pass-123"})
+    client.post(
+        "/accounts/login/", {"login": user.username, "password": f"{user.username}-pass-123"}
+    )
     assert "_auth_user_id" in client.session
     return client
 
 
 def token_request(client, username, password):
-    return client.post("/api/v1/auth/token/", {"username": username, "password": password},
-                       format="json")
+    return client.post(
+        "/api/v1/auth/token/", {"username": username, "password": password}, format="json"
+    )
 
 
 def is_signed_in(client: Client) -> bool:
@@ -47,8 +49,10 @@ def test_a_password_change_revokes_every_token_and_other_session(fast_hashers, a
     phone, bobs = api(alice), api(bob)
     here, elsewhere = signed_in(alice), signed_in(alice)
     assert phone.get(CONVERSATIONS).status_code == 200
-    response = here.post("/accounts/password/change/", {
-        "oldpassword": "alice-pass-123", "password1": NEW_PASSWORD, "password2": NEW_PASSWORD})
+    response = here.post(
+        "/accounts/password/change/",
+        {"oldpassword": "alice-pass-123", "password1": NEW_PASSWORD, "password2": NEW_PASSWORD},
+    )
     assert response.status_code == 302
     assert phone.get(CONVERSATIONS).status_code == 401
     assert not AuthToken.objects.filter(user=alice).exists()
@@ -68,11 +72,14 @@ def test_a_password_reset_revokes_every_token_and_session(fast_hashers, alice, b
     assert token_request(APIClient(), "alice", "alice-pass-123").status_code == 429
     anonymous = Client()
     anonymous.post("/accounts/password/reset/", {"email": "alice@example.com"})
-    link = re.search(r"https?://[^/\s]+(/accounts/password/reset/key/\S+/)",
-                     mail.outbox[-1].body).group(1)
+    link = re.search(
+        r"https?://[^/\s]+(/accounts/password/reset/key/\S+/)", mail.outbox[-1].body
+    ).group(1)
     form = anonymous.get(link, follow=True)
-    response = anonymous.post(form.redirect_chain[-1][0] if form.redirect_chain else link,
-                              {"password1": NEW_PASSWORD, "password2": NEW_PASSWORD})
+    response = anonymous.post(
+        form.redirect_chain[-1][0] if form.redirect_chain else link,
+        {"password1": NEW_PASSWORD, "password2": NEW_PASSWORD},
+    )
     assert response.status_code == 302
     assert phone.get(CONVERSATIONS).status_code == 401
     assert not is_signed_in(browser)

@@ -28,8 +28,7 @@ def api(user) -> APIClient:
 
 
 def document(nodes=(), edges=()):
-    return {"format": "pegasus-graph/1", "nodes": list(nodes), "edges": list(edges),
-            "episodes": []}
+    return {"format": "pegasus-graph/1", "nodes": list(nodes), "edges": list(edges), "episodes": []}
 
 
 def node(i, **extra):
@@ -56,28 +55,47 @@ def test_aliases_and_properties_per_node_are_capped(alice, settings):
     settings.GRAPH_MAX_ALIASES_PER_NODE = 3
     settings.GRAPH_MAX_PROPERTIES_BYTES = 100
     client = api(alice)
-    ok = client.post(IMPORT, document([node(1, aliases=["a", "b", "c"],
-                                                properties={"job": "x" * 50})]), format="json")
+    ok = client.post(
+        IMPORT,
+        document([node(1, aliases=["a", "b", "c"], properties={"job": "x" * 50})]),
+        format="json",
+    )
     assert ok.status_code == 201, ok.json()
-    too_many = client.post(IMPORT, document([node(2, aliases=["a", "b", "c", "d"])]),
-                           format="json")
+    too_many = client.post(IMPORT, document([node(2, aliases=["a", "b", "c", "d"])]), format="json")
     assert too_many.status_code == 400 and "aliases" in too_many.json()["error"]["detail"]
-    too_big = client.post(IMPORT, document([node(3, properties={"job": "x" * 200})]),
-                          format="json")
+    too_big = client.post(IMPORT, document([node(3, properties={"job": "x" * 200})]), format="json")
     assert too_big.status_code == 400 and "properties" in too_big.json()["error"]["detail"]
     assert Node.objects.for_user(alice).count() == 1
 
 
-@pytest.mark.parametrize(("setting", "doc", "word"), [
-    ("GRAPH_IMPORT_MAX_NODES", document([node(i) for i in range(6)]), '"nodes" has 6'),
-    ("GRAPH_IMPORT_MAX_EDGES", document(
-        [node(1), node(2)],
-        [{"id": f"e{i}", "source": "n1", "relation": f"KNOWS_{i}", "target": "n2",
-          "last_touched_at": "2026-01-01T00:00:00+00:00"} for i in range(6)]),
-     '"edges" has 6'),
-    ("GRAPH_IMPORT_MAX_ALIASES", document([node(i, aliases=["x", "y"]) for i in range(3)]),
-     "6 aliases"),
-])
+@pytest.mark.parametrize(
+    ("setting", "doc", "word"),
+    [
+        ("GRAPH_IMPORT_MAX_NODES", document([node(i) for i in range(6)]), '"nodes" has 6'),
+        (
+            "GRAPH_IMPORT_MAX_EDGES",
+            document(
+                [node(1), node(2)],
+                [
+                    {
+                        "id": f"e{i}",
+                        "source": "n1",
+                        "relation": f"KNOWS_{i}",
+                        "target": "n2",
+                        "last_touched_at": "2026-01-01T00:00:00+00:00",
+                    }
+                    for i in range(6)
+                ],
+            ),
+            '"edges" has 6',
+        ),
+        (
+            "GRAPH_IMPORT_MAX_ALIASES",
+            document([node(i, aliases=["x", "y"]) for i in range(3)]),
+            "6 aliases",
+        ),
+    ],
+)
 def test_a_document_over_a_count_cap_is_a_413(alice, settings, setting, doc, word):
     setattr(settings, setting, 5)
     response = api(alice).post(IMPORT, doc, format="json")
@@ -92,13 +110,18 @@ def test_adding_an_alias_past_the_cap_is_a_400(alice, bob, settings):
     settings.GRAPH_MAX_ALIASES_PER_NODE = 2
     person = make_node(alice, "Joshua", aliases=["Josh", "J"])
     client = api(alice)
-    response = client.patch(f"/api/v1/memory/nodes/{person.pk}/", {"add_alias": "Joshy"},
-                            format="json")
+    response = client.patch(
+        f"/api/v1/memory/nodes/{person.pk}/", {"add_alias": "Joshy"}, format="json"
+    )
     assert response.status_code == 400
     assert "at most 2 aliases" in response.json()["error"]["fields"]["add_alias"][0]
     # Bob cannot reach alice's node at all.
-    assert api(bob).patch(f"/api/v1/memory/nodes/{person.pk}/", {"add_alias": "x"},
-                          format="json").status_code == 404
+    assert (
+        api(bob)
+        .patch(f"/api/v1/memory/nodes/{person.pk}/", {"add_alias": "x"}, format="json")
+        .status_code
+        == 404
+    )
 
 
 def test_conversations_per_minute_are_capped_per_user(alice, bob, settings):

@@ -22,8 +22,13 @@ def token_client(user) -> APIClient:
 def conversation(alice):
     conversation = Conversation.objects.create(user=alice, started_at=timezone.now())
     for i in range(3):
-        Message.objects.create(user=alice, conversation=conversation, role="user", text=f"m{i}",
-                               created_at=timezone.now())
+        Message.objects.create(
+            user=alice,
+            conversation=conversation,
+            role="user",
+            text=f"m{i}",
+            created_at=timezone.now(),
+        )
     return conversation
 
 
@@ -32,11 +37,19 @@ def cursor(text: str) -> str:
 
 
 @pytest.mark.django_db
-@pytest.mark.parametrize("raw", [
-    "cD0yMDI2",  # p=2026, the probe's cursor
-    cursor("p=not-a-date"), cursor("p=2026-13-45T99:99:99"), cursor("p=\x00"),
-    cursor("o=-1"), cursor("r=x"), "garbage", cursor("p=9999999-01-01"),
-])
+@pytest.mark.parametrize(
+    "raw",
+    [
+        "cD0yMDI2",  # p=2026, the probe's cursor
+        cursor("p=not-a-date"),
+        cursor("p=2026-13-45T99:99:99"),
+        cursor("p=\x00"),
+        cursor("o=-1"),
+        cursor("r=x"),
+        "garbage",
+        cursor("p=9999999-01-01"),
+    ],
+)
 def test_a_crafted_cursor_is_a_400_in_the_error_shape(alice, conversation, raw):
     response = token_client(alice).get(f"{API}/{conversation.pk}/messages/?cursor={raw}")
     assert response.status_code == 400, response.content[:300]

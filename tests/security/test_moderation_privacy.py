@@ -23,20 +23,24 @@ INCOGNITO = "an-incognito-confession-9c1d"
 def chats(alice):
     now = timezone.now()
     normal = Conversation.objects.create(user=alice, title=f"About {SECRET}", started_at=now)
-    hidden = Conversation.objects.create(user=alice, title=f"About {INCOGNITO}",
-                                         started_at=now, incognito=True)
-    said = Message.objects.create(user=alice, conversation=normal, role="user", text=SECRET,
-                                  created_at=now)
-    confessed = Message.objects.create(user=alice, conversation=hidden, role="user",
-                                       text=INCOGNITO, created_at=now)
+    hidden = Conversation.objects.create(
+        user=alice, title=f"About {INCOGNITO}", started_at=now, incognito=True
+    )
+    said = Message.objects.create(
+        user=alice, conversation=normal, role="user", text=SECRET, created_at=now
+    )
+    confessed = Message.objects.create(
+        user=alice, conversation=hidden, role="user", text=INCOGNITO, created_at=now
+    )
     return normal, hidden, said, confessed
 
 
 @pytest.fixture
 def viewer(django_user_model):
     """Staff with every view permission except ops.read_transcripts."""
-    user = django_user_model.objects.create_user("viewer", "v@example.com", "viewer-pass-1",
-                                                 is_staff=True)
+    user = django_user_model.objects.create_user(
+        "viewer", "v@example.com", "viewer-pass-1", is_staff=True
+    )
     user.user_permissions.set(Permission.objects.filter(codename__startswith="view_"))
     return user
 
@@ -88,8 +92,11 @@ def test_every_view_of_user_content_is_logged_and_shown_in_the_admin(mod, alice,
     client.get(reverse("admin:chat_message_change", args=[said.pk]))
     client.get(reverse("admin:chat_conversation_changelist") + f"?user__id__exact={alice.pk}")
     client.get(reverse("admin:ops_workerheartbeat_changelist"))  # no user content: not logged
-    logged = list(ModeratorView.objects.order_by("id").values_list(
-        "moderator__username", "subject__username", "model", "object_id"))
+    logged = list(
+        ModeratorView.objects.order_by("id").values_list(
+            "moderator__username", "subject__username", "model", "object_id"
+        )
+    )
     assert logged == [
         ("mod", "alice", "memory.node", str(node.pk)),
         ("mod", "alice", "chat.message", str(said.pk)),

@@ -42,8 +42,9 @@ def browser(user) -> Client:
     return client
 
 
-async def open_socket(conversation_id, client: Client | None, *, host=b"localhost",
-                      origin=b"http://localhost"):
+async def open_socket(
+    conversation_id, client: Client | None, *, host=b"localhost", origin=b"http://localhost"
+):
     headers = [(b"host", host)]
     if origin is not None:
         headers.append((b"origin", origin))
@@ -63,6 +64,7 @@ async def closed_with(comm, timeout=5) -> int | None:
 async def in_thread(fn, *args, **kwargs):
     """``fn`` in a worker thread, closing that thread's connection afterwards (see
     ``browser``)."""
+
     def run():
         try:
             return fn(*args, **kwargs)
@@ -101,9 +103,10 @@ async def test_a_password_change_elsewhere_closes_the_socket(fast_hashers, alice
     def change_password_in_another_browser():
         client = Client()
         client.post("/accounts/login/", {"login": "alice", "password": "alice-pass-123"})
-        return client.post("/accounts/password/change/", {
-            "oldpassword": "alice-pass-123", "password1": NEW_PASSWORD,
-            "password2": NEW_PASSWORD}).status_code
+        return client.post(
+            "/accounts/password/change/",
+            {"oldpassword": "alice-pass-123", "password1": NEW_PASSWORD, "password2": NEW_PASSWORD},
+        ).status_code
 
     assert await sync_to_async(change_password_in_another_browser)() == 302
     assert await closed_with(comm) == 4401
@@ -121,8 +124,7 @@ async def test_deactivation_closes_the_socket(alice, conversation):
     assert await closed_with(comm) == 4401
 
 
-async def test_a_turn_re_checks_the_session_and_stores_nothing_once_it_is_gone(
-        alice, conversation):
+async def test_a_turn_re_checks_the_session_and_stores_nothing_once_it_is_gone(alice, conversation):
     """No close event reached this socket (the session row was removed behind its back, as
     another server process or an expiry would): the next frame is refused all the same."""
     client = await sync_to_async(browser)(alice)
@@ -135,7 +137,8 @@ async def test_a_turn_re_checks_the_session_and_stores_nothing_once_it_is_gone(
 
 
 async def test_a_turn_after_deactivation_is_refused_even_without_the_close_event(
-        alice, conversation):
+    alice, conversation
+):
     comm, connected, _ = await open_socket(conversation.pk, await sync_to_async(browser)(alice))
     assert connected
     # A queryset update sends no signal: only the per-turn check can notice.
@@ -146,7 +149,8 @@ async def test_a_turn_after_deactivation_is_refused_even_without_the_close_event
 
 
 async def test_bobs_password_change_leaves_alices_socket_open(
-        fast_hashers, alice, bob, conversation):
+    fast_hashers, alice, bob, conversation
+):
     comm, connected, _ = await open_socket(conversation.pk, await sync_to_async(browser)(alice))
     assert connected
 
@@ -166,64 +170,78 @@ async def test_bobs_password_change_leaves_alices_socket_open(
 # --- item 4: the Origin's scheme, host and port ------------------------------------------------
 
 
-@pytest.mark.parametrize(("origin", "accepted"), [
-    (b"http://127.0.0.1:8000", True),  # the served origin
-    (b"http://localhost:9999", False),  # the probe's three
-    (b"http://127.0.0.1:1", False),
-    (b"https://127.0.0.1", False),
-    (b"https://127.0.0.1:8000", False),  # right port, wrong scheme
-    (b"http://127.0.0.1", False),  # default port 80 is another port
-    (b"http://127.0.0.1:8000/path", False),
-    (b"http://user@127.0.0.1:8000", False),
-    (b"null", False),
-    (None, False),
-])
+@pytest.mark.parametrize(
+    ("origin", "accepted"),
+    [
+        (b"http://127.0.0.1:8000", True),  # the served origin
+        (b"http://localhost:9999", False),  # the probe's three
+        (b"http://127.0.0.1:1", False),
+        (b"https://127.0.0.1", False),
+        (b"https://127.0.0.1:8000", False),  # right port, wrong scheme
+        (b"http://127.0.0.1", False),  # default port 80 is another port
+        (b"http://127.0.0.1:8000/path", False),
+        (b"http://user@127.0.0.1:8000", False),
+        (b"null", False),
+        (None, False),
+    ],
+)
 async def test_the_origin_must_be_the_served_one(alice, conversation, origin, accepted):
-    comm, connected, _ = await open_socket(conversation.pk, await sync_to_async(browser)(alice),
-                                           host=b"127.0.0.1:8000", origin=origin)
+    comm, connected, _ = await open_socket(
+        conversation.pk, await sync_to_async(browser)(alice), host=b"127.0.0.1:8000", origin=origin
+    )
     assert connected is accepted, origin
     if connected:
         await comm.disconnect()
 
 
-@pytest.mark.parametrize(("origin", "accepted"), [
-    (b"https://localhost:8443", True),  # listed in CSRF_TRUSTED_ORIGINS
-    (b"https://localhost:8444", False),
-    (b"http://localhost:8443", False),
-    (b"http://app.localhost", False),
-])
+@pytest.mark.parametrize(
+    ("origin", "accepted"),
+    [
+        (b"https://localhost:8443", True),  # listed in CSRF_TRUSTED_ORIGINS
+        (b"https://localhost:8444", False),
+        (b"http://localhost:8443", False),
+        (b"http://app.localhost", False),
+    ],
+)
 async def test_csrf_trusted_origins_are_accepted_exactly(
-        alice, conversation, settings, origin, accepted):
+    alice, conversation, settings, origin, accepted
+):
     settings.CSRF_TRUSTED_ORIGINS = ["https://localhost:8443"]
-    comm, connected, _ = await open_socket(conversation.pk, await sync_to_async(browser)(alice),
-                                           host=b"localhost:8000", origin=origin)
+    comm, connected, _ = await open_socket(
+        conversation.pk, await sync_to_async(browser)(alice), host=b"localhost:8000", origin=origin
+    )
     assert connected is accepted, origin
     if connected:
         await comm.disconnect()
 
 
 async def test_bob_cannot_open_alices_conversation_from_the_right_origin(bob, conversation):
-    _comm, connected, code = await open_socket(conversation.pk,
-                                               await sync_to_async(browser)(bob))
+    _comm, connected, code = await open_socket(conversation.pk, await sync_to_async(browser)(bob))
     assert not connected and code == 4404
 
 
-@pytest.mark.parametrize(("origin", "accepted"), [
-    ("https://app.example.com", True),
-    ("https://deep.app.example.com", True),
-    ("https://example.com", False),  # the wildcard is for subdomains only
-    ("https://evilexample.com", False),
-    ("http://app.example.com", False),
-    ("https://app.example.com:444", False),
-    ("https://pegasus.example.com", True),  # served origin: TLS ended by a trusted proxy
-    ("http://pegasus.example.com", False),
-])
+@pytest.mark.parametrize(
+    ("origin", "accepted"),
+    [
+        ("https://app.example.com", True),
+        ("https://deep.app.example.com", True),
+        ("https://example.com", False),  # the wildcard is for subdomains only
+        ("https://evilexample.com", False),
+        ("http://app.example.com", False),
+        ("https://app.example.com:444", False),
+        ("https://pegasus.example.com", True),  # served origin: TLS ended by a trusted proxy
+        ("http://pegasus.example.com", False),
+    ],
+)
 def test_origin_rules_without_a_socket(settings, origin, accepted):
     """The rules themselves (ALLOWED_HOSTS, checked before them, is bound at start-up)."""
     from pegasus_site.origins import origin_allowed
 
     settings.CSRF_TRUSTED_ORIGINS = ["https://*.example.com"]
     settings.SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
-    scope = {"type": "websocket", "scheme": "ws", "headers": [
-        (b"host", b"pegasus.example.com"), (b"x-forwarded-proto", b"https")]}
+    scope = {
+        "type": "websocket",
+        "scheme": "ws",
+        "headers": [(b"host", b"pegasus.example.com"), (b"x-forwarded-proto", b"https")],
+    }
     assert origin_allowed(origin, scope) is accepted

@@ -28,8 +28,9 @@ def stored_text(user) -> str:
     read in the admin)."""
     rows = [
         *Correction.objects.for_user(user).values("before", "after"),
-        *MergeDecision.objects.for_user(user).values("reason", "proposed", "candidates",
-                                                      "absorbed", "moved", "log"),
+        *MergeDecision.objects.for_user(user).values(
+            "reason", "proposed", "candidates", "absorbed", "moved", "log"
+        ),
     ]
     return json.dumps(rows, default=str)
 
@@ -57,12 +58,17 @@ def test_forgetting_a_node_erases_its_earlier_records_and_the_merges_that_kept_i
     _, canary, _ = story(alice)
     corrections.rename_node(user=alice, node=canary, name=f"{CANARY} city", now=T0)
     twin = make_node(alice, f"{CANARY} twin", "PLACE")
-    decision = merge_nodes(user=alice, keep=canary, absorb=twin, reason=f"{CANARY} same",
-                           now=T0)
+    decision = merge_nodes(user=alice, keep=canary, absorb=twin, reason=f"{CANARY} same", now=T0)
     held = MergeDecision.objects.create(
-        user=alice, status=MergeStatus.HELD, kind="PLACE", rule="llm", reason="unsure",
-        proposed={"name": "Someplace"}, created_at=T0,
-        candidates=[{"id": canary.pk, "name": CANARY, "score": 0.8}])
+        user=alice,
+        status=MergeStatus.HELD,
+        kind="PLACE",
+        rule="llm",
+        reason="unsure",
+        proposed={"name": "Someplace"},
+        created_at=T0,
+        candidates=[{"id": canary.pk, "name": CANARY, "score": 0.8}],
+    )
     bobs = story(bob)[1]
     corrections.rename_node(user=bob, node=bobs, name=f"{CANARY} bob", now=T0)
     assert CANARY in stored_text(alice)
@@ -97,7 +103,9 @@ def test_undo_text_is_kept_inside_the_window_and_erased_after_it(alice, bob, set
 
     # Day 29: everything still there, and the merge can be reverted.
     assert corrections.erase_expired_history(now=T0 + timedelta(days=29)) == {
-        "corrections": 0, "merge_decisions": 0}
+        "corrections": 0,
+        "merge_decisions": 0,
+    }
     assert CANARY in stored_text(alice)
 
     # Day 31, as the daily job for one user: the old records lose their text, not the new.
@@ -105,8 +113,18 @@ def test_undo_text_is_kept_inside_the_window_and_erased_after_it(alice, bob, set
     assert counts == {"corrections": 1, "merge_decisions": 1}
     old_alias, late_alias = Correction.objects.for_user(alice).order_by("created_at")
     decision.refresh_from_db()
-    erased = json.dumps([old_alias.before, old_alias.after, decision.reason, decision.proposed,
-                         decision.candidates, decision.absorbed, decision.moved, decision.log])
+    erased = json.dumps(
+        [
+            old_alias.before,
+            old_alias.after,
+            decision.reason,
+            decision.proposed,
+            decision.candidates,
+            decision.absorbed,
+            decision.moved,
+            decision.log,
+        ]
+    )
     assert CANARY not in erased and "same place" not in erased and "twin" not in erased
     assert old_alias.before["erased"] is True
     assert "Late alias" in late_alias.after["aliases"]  # inside its own window still
@@ -115,12 +133,15 @@ def test_undo_text_is_kept_inside_the_window_and_erased_after_it(alice, bob, set
         revert_merge(user=alice, decision=decision.pk, now=T0 + timedelta(days=31))
     # Idempotent.
     assert corrections.erase_expired_history(now=T0 + timedelta(days=31), user=alice) == {
-        "corrections": 0, "merge_decisions": 0}
+        "corrections": 0,
+        "merge_decisions": 0,
+    }
 
 
 def test_the_daily_job_is_scheduled_and_erases_every_users_expired_text(alice, bob):
-    assert any(s.func == "ops.tasks.erase_expired_history" and s.minutes == 24 * 60
-               for s in SCHEDULES)
+    assert any(
+        s.func == "ops.tasks.erase_expired_history" and s.minutes == 24 * 60 for s in SCHEDULES
+    )
     for user in (alice, bob):
         _, canary, _ = story(user)
         corrections.rename_node(user=user, node=canary, name=f"{CANARY} renamed", now=T0)

@@ -15,6 +15,7 @@ from memory.extraction.offline.lexicon import plausible_person_name
 if TYPE_CHECKING:
     from spacy.tokens import Span
 
+
 @dataclass
 class _Builder:
     self_names: set[str]
@@ -40,13 +41,17 @@ class _Builder:
         if kind == "PERSON" and norm in self.self_names:
             return SELF_REF
         if kind == "PERSON" and norm not in self.speakers:
-            owners = {full for short, full in self.speakers.items()
-                      if len(norm) >= 3 and short.split()[0].startswith(norm)}
+            owners = {
+                full
+                for short, full in self.speakers.items()
+                if len(norm) >= 3 and short.split()[0].startswith(norm)
+            }
             if len(owners) == 1:
                 name, norm = next(iter(owners)), normalise_name(next(iter(owners)))
         key = (kind, norm)
-        rejected = (kind == "PERSON" and norm not in self.speakers
-                    and not plausible_person_name(name))
+        rejected = (
+            kind == "PERSON" and norm not in self.speakers and not plausible_person_name(name)
+        )
         ref = self._refs.get(key)
         if ref is None:
             ref = f"e{len(self._refs) + 1}"
@@ -117,4 +122,3 @@ class _Sentence:
     speaker: str  # the ref first person resolves to
     today: date
     zone: ZoneInfo
-

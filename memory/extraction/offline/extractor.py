@@ -82,9 +82,14 @@ class OfflineExtractor:
         zone = _zone(time_zone)
         today = started_at.astimezone(zone).date()
         self_names = {"user"} | ({normalise_name(self_name)} if self_name else set())
-        builder = _Builder(self_names=self_names, speakers={
-            normalise_name(t.speaker): normalise_ws(t.speaker)
-            for t in turns if t.speaker and t.speaker.strip()})
+        builder = _Builder(
+            self_names=self_names,
+            speakers={
+                normalise_name(t.speaker): normalise_ws(t.speaker)
+                for t in turns
+                if t.speaker and t.speaker.strip()
+            },
+        )
         known_roles = _known_roles(neighbourhood, self_names)
         nlp = load_model()
         docs = list(nlp.pipe([turn.text for turn in turns]))
@@ -100,8 +105,9 @@ class OfflineExtractor:
             )
             # "you": the other speaker of a replayed dialogue; the account holder's "you" is
             # the assistant, which has no node.
-            other = previous[0] if not account_holder and previous[0] not in {None, speaker} \
-                else None
+            other = (
+                previous[0] if not account_holder and previous[0] not in {None, speaker} else None
+            )
             people: dict[str, str] = {}
             kept: list[str] = []
             for sent in doc.sents:
@@ -115,9 +121,14 @@ class OfflineExtractor:
                 before = len(builder.relations)
                 _Reader(builder, ctx, account_holder, known_roles).read()
                 named = {**previous[1], **people} if not people else people
-                GeneralReader(builder, ctx, people=named, other=other,
-                              participants=participants | builder.self_names,
-                              already=len(builder.relations) - before).read()
+                GeneralReader(
+                    builder,
+                    ctx,
+                    people=named,
+                    other=other,
+                    participants=participants | builder.self_names,
+                    already=len(builder.relations) - before,
+                ).read()
                 people.update({k: v for k, v in named.items() if k not in previous[1]})
             previous = (speaker, people)
             # A turn's lead: its first sentence of six words or more, else its first.
@@ -141,4 +152,3 @@ class OfflineExtractor:
         if builder.self_aliases:
             batch["self_aliases"] = builder.self_aliases
         return ExtractionResult(batch=batch, notes=builder.notes)
-

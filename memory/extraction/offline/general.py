@@ -55,47 +55,273 @@ MAX_EDGES = 3
 
 _PHRASE_WORDS = 4
 _EVALUATIVE_ZIPF = 5.0  # adjectives this common ("new", "great", "big") say little of a thing
-_PARTITIVE = {"group", "lot", "lots", "bunch", "couple", "kind", "sort", "type", "piece",
-              "part", "set", "pair", "number", "variety", "plenty", "bit", "few", "some",
-              "one", "all", "most", "each", "any", "none", "series", "collection", "handful"}
-_EVENT_NOUNS = {"party", "parade", "concert", "festival", "fest", "trip", "wedding",
-                "conference", "meeting", "game", "match", "race", "show", "event", "ceremony",
-                "class", "workshop", "camp", "tournament", "fair", "vacation", "holiday",
-                "retreat", "session", "reunion", "marathon", "birthday", "celebration",
-                "funeral", "graduation", "hike", "picnic", "exhibition", "exhibit", "gig",
-                "meetup", "interview", "appointment", "competition", "lesson", "course",
-                "seminar", "talk", "date", "road trip", "camping trip", "fundraiser",
-                "protest", "rally", "march", "service", "performance", "recital", "play"}
-_MORE_GENERIC = {"everyone", "everything", "someone", "something", "anything", "nothing",
-                 "people", "lot", "lots", "moment", "moments", "experience", "stuff", "life",
-                 "world", "fun", "blast", "chance", "opportunity", "place", "one", "ones",
-                 "today", "tonight", "tomorrow", "yesterday", "week", "weekend", "month",
-                 "year", "morning", "evening", "night", "while", "bit", "pic", "picture",
-                 "photo", "pics", "photos", "kind", "sort", "type", "way", "reason", "end",
-                 "start", "rest", "side", "hey", "hi", "hello", "thanks", "wow", "yeah",
-                 "ok", "okay", "lol", "haha", "sense", "fact", "point", "care", "luck", "look",
-                 "feelings", "feeling", "thoughts", "thought", "idea", "ideas",
-                 "touch", "day", "days", "times", "things", "step", "journey", "heart",
-                 "mind", "soul", "self", "yourself", "myself", "guts", "news", "update",
-                 "question", "questions", "answer", "advice", "tip", "tips", "help"}
-_INTENT_HEADS = {"want": "WANTS_TO", "hope": "HOPES_TO", "plan": "PLANS_TO",
-                 "decide": "DECIDED_TO", "try": "TRIED_TO", "need": "NEEDS_TO",
-                 "love": "LOVES_TO", "like": "LIKES_TO", "start": "STARTED_TO",
-                 "begin": "STARTED_TO", "learn": "LEARNED_TO", "intend": "PLANS_TO",
-                 "aim": "AIMS_TO", "wish": "WANTS_TO"}
+_PARTITIVE = {
+    "group",
+    "lot",
+    "lots",
+    "bunch",
+    "couple",
+    "kind",
+    "sort",
+    "type",
+    "piece",
+    "part",
+    "set",
+    "pair",
+    "number",
+    "variety",
+    "plenty",
+    "bit",
+    "few",
+    "some",
+    "one",
+    "all",
+    "most",
+    "each",
+    "any",
+    "none",
+    "series",
+    "collection",
+    "handful",
+}
+_EVENT_NOUNS = {
+    "party",
+    "parade",
+    "concert",
+    "festival",
+    "fest",
+    "trip",
+    "wedding",
+    "conference",
+    "meeting",
+    "game",
+    "match",
+    "race",
+    "show",
+    "event",
+    "ceremony",
+    "class",
+    "workshop",
+    "camp",
+    "tournament",
+    "fair",
+    "vacation",
+    "holiday",
+    "retreat",
+    "session",
+    "reunion",
+    "marathon",
+    "birthday",
+    "celebration",
+    "funeral",
+    "graduation",
+    "hike",
+    "picnic",
+    "exhibition",
+    "exhibit",
+    "gig",
+    "meetup",
+    "interview",
+    "appointment",
+    "competition",
+    "lesson",
+    "course",
+    "seminar",
+    "talk",
+    "date",
+    "road trip",
+    "camping trip",
+    "fundraiser",
+    "protest",
+    "rally",
+    "march",
+    "service",
+    "performance",
+    "recital",
+    "play",
+}
+_MORE_GENERIC = {
+    "everyone",
+    "everything",
+    "someone",
+    "something",
+    "anything",
+    "nothing",
+    "people",
+    "lot",
+    "lots",
+    "moment",
+    "moments",
+    "experience",
+    "stuff",
+    "life",
+    "world",
+    "fun",
+    "blast",
+    "chance",
+    "opportunity",
+    "place",
+    "one",
+    "ones",
+    "today",
+    "tonight",
+    "tomorrow",
+    "yesterday",
+    "week",
+    "weekend",
+    "month",
+    "year",
+    "morning",
+    "evening",
+    "night",
+    "while",
+    "bit",
+    "pic",
+    "picture",
+    "photo",
+    "pics",
+    "photos",
+    "kind",
+    "sort",
+    "type",
+    "way",
+    "reason",
+    "end",
+    "start",
+    "rest",
+    "side",
+    "hey",
+    "hi",
+    "hello",
+    "thanks",
+    "wow",
+    "yeah",
+    "ok",
+    "okay",
+    "lol",
+    "haha",
+    "sense",
+    "fact",
+    "point",
+    "care",
+    "luck",
+    "look",
+    "feelings",
+    "feeling",
+    "thoughts",
+    "thought",
+    "idea",
+    "ideas",
+    "touch",
+    "day",
+    "days",
+    "times",
+    "things",
+    "step",
+    "journey",
+    "heart",
+    "mind",
+    "soul",
+    "self",
+    "yourself",
+    "myself",
+    "guts",
+    "news",
+    "update",
+    "question",
+    "questions",
+    "answer",
+    "advice",
+    "tip",
+    "tips",
+    "help",
+}
+_INTENT_HEADS = {
+    "want": "WANTS_TO",
+    "hope": "HOPES_TO",
+    "plan": "PLANS_TO",
+    "decide": "DECIDED_TO",
+    "try": "TRIED_TO",
+    "need": "NEEDS_TO",
+    "love": "LOVES_TO",
+    "like": "LIKES_TO",
+    "start": "STARTED_TO",
+    "begin": "STARTED_TO",
+    "learn": "LEARNED_TO",
+    "intend": "PLANS_TO",
+    "aim": "AIMS_TO",
+    "wish": "WANTS_TO",
+}
 _FUTURE_AUX = {"will", "'ll", "’ll", "shall", "wo", "gonna"}
 _PRONOUN_THIRD = {"he": "PERSON", "she": "PERSON", "him": "PERSON", "her": "PERSON"}
 _YOU = {"you", "u", "ya"}
 _WE = {"we", "us"}
-_SKIP_VERBS = {"be", "have", "do", "get", "let", "seem", "say", "tell", "think", "know",
-               "guess", "mean", "hope", "bet", "reckon", "suppose", "wonder", "feel", "look",
-               "sound", "thank", "glad", "appreciate"}
+_SKIP_VERBS = {
+    "be",
+    "have",
+    "do",
+    "get",
+    "let",
+    "seem",
+    "say",
+    "tell",
+    "think",
+    "know",
+    "guess",
+    "mean",
+    "hope",
+    "bet",
+    "reckon",
+    "suppose",
+    "wonder",
+    "feel",
+    "look",
+    "sound",
+    "thank",
+    "glad",
+    "appreciate",
+}
 _WISH_HEADS = {"love", "like", "want", "prefer", "enjoy"}
 _HYPOTHETICAL = {"would", "'d", "’d", "could", "might", "should", "may", "must"}
-_GREETINGS = {"hey", "hi", "hello", "thanks", "thank", "wow", "omg", "yeah", "yes", "no", "nah",
-              "ok", "okay", "aww", "aw", "haha", "lol", "congrats", "congratulations", "bye",
-              "cheers", "sure", "yep", "yup", "oh", "ah", "hmm", "good", "great", "nice",
-              "awesome", "cool", "glad", "sorry", "totally", "absolutely", "definitely"}
+_GREETINGS = {
+    "hey",
+    "hi",
+    "hello",
+    "thanks",
+    "thank",
+    "wow",
+    "omg",
+    "yeah",
+    "yes",
+    "no",
+    "nah",
+    "ok",
+    "okay",
+    "aww",
+    "aw",
+    "haha",
+    "lol",
+    "congrats",
+    "congratulations",
+    "bye",
+    "cheers",
+    "sure",
+    "yep",
+    "yup",
+    "oh",
+    "ah",
+    "hmm",
+    "good",
+    "great",
+    "nice",
+    "awesome",
+    "cool",
+    "glad",
+    "sorry",
+    "totally",
+    "absolutely",
+    "definitely",
+}
 _OBJECT_DEPS = {"dobj", "attr", "oprd", "dative"}
 _NO_PREP_LABEL = {"of"}  # "a bunch of", "proud of" keep "of" only after adjectives
 
@@ -116,8 +342,16 @@ class GeneralReader:
     normalised names of the dialogue's speakers, never a topic of their own sentences.
     """
 
-    def __init__(self, builder: _Builder, ctx: _Sentence, *, people: dict[str, str],
-                 other: str | None, participants: set[str], already: int = 0):
+    def __init__(
+        self,
+        builder: _Builder,
+        ctx: _Sentence,
+        *,
+        people: dict[str, str],
+        other: str | None,
+        participants: set[str],
+        already: int = 0,
+    ):
         self.b = builder
         self.ctx = ctx
         self.people = people
@@ -195,8 +429,12 @@ class GeneralReader:
         if tok.pos_ == "PRON":
             return None
         name = self._person_name(tok)
-        if name is None and _ent_of(tok) is None and tok.text[:1].isupper() and (
-                plausible_person_name(tok.text) or normalise_name(tok.text) in self.b.self_names):
+        if (
+            name is None
+            and _ent_of(tok) is None
+            and tok.text[:1].isupper()
+            and (plausible_person_name(tok.text) or normalise_name(tok.text) in self.b.self_names)
+        ):
             name = tok.text  # a one-word name the small model did not tag ("Trevor works…")
         if name is not None:
             norm = normalise_name(name)
@@ -276,20 +514,31 @@ class GeneralReader:
         else:
             words = []
             for left in tok.lefts:
-                if (left.dep_ not in {"compound", "nmod", "amod"} or not left.is_alpha
-                        or left.pos_ in {"PRON", "DET", "NUM", "PUNCT"}
-                        or left.lower_ in STOP_WORDS
-                        or (left.dep_ == "amod" and word_zipf(left.text) >= _EVALUATIVE_ZIPF)):
+                if (
+                    left.dep_ not in {"compound", "nmod", "amod"}
+                    or not left.is_alpha
+                    or left.pos_ in {"PRON", "DET", "NUM", "PUNCT"}
+                    or left.lower_ in STOP_WORDS
+                    or (left.dep_ == "amod" and word_zipf(left.text) >= _EVALUATIVE_ZIPF)
+                ):
                     continue
                 words.append(left)
-            words = sorted(words, key=lambda t: t.i)[-(_PHRASE_WORDS - 1):]
-            text = " ".join([*(t.text if t.pos_ == "PROPN" else t.lower_ for t in words),
-                             tok.lower_])
+            words = sorted(words, key=lambda t: t.i)[-(_PHRASE_WORDS - 1) :]
+            text = " ".join(
+                [*(t.text if t.pos_ == "PROPN" else t.lower_ for t in words), tok.lower_]
+            )
         text = _clean_name(text.replace(" 's", "'s"))
         head = tok.lower_
-        if (not text or len(text) < 2 or head in STOP_WORDS or head in _GENERIC_NOUNS
-                or head in _MORE_GENERIC or not any(c.isalpha() for c in text)
-                or len(text.split()) > _PHRASE_WORDS or normalise_name(text) in self.participants):
+        if (
+            not text
+            or len(text) < 2
+            or head in STOP_WORDS
+            or head in _GENERIC_NOUNS
+            or head in _MORE_GENERIC
+            or not any(c.isalpha() for c in text)
+            or len(text.split()) > _PHRASE_WORDS
+            or normalise_name(text) in self.participants
+        ):
             return None
         return text if _plausible(text) else None
 
@@ -309,8 +558,11 @@ class GeneralReader:
 
     def _clause(self, verb: Token) -> None:
         lemma = verb.lemma_.lower()
-        if self._hypothetical(verb) or (verb.dep_ == "xcomp" and self._hypothetical(verb.head)
-                                        and verb.head.lemma_.lower() not in _WISH_HEADS):
+        if self._hypothetical(verb) or (
+            verb.dep_ == "xcomp"
+            and self._hypothetical(verb.head)
+            and verb.head.lemma_.lower() not in _WISH_HEADS
+        ):
             return  # "You'd be a great counselor", "It could be fun": not a fact
         source = self._who(verb)
         if source is None:
@@ -322,8 +574,11 @@ class GeneralReader:
         for child in verb.children:
             if child.dep_ in _OBJECT_DEPS:
                 for obj in [child, *(c for c in child.conjuncts if c.dep_ == "conj")]:
-                    label = base if not (lemma == "be" and child.dep_ == "attr") else \
-                        self._be_label(verb)
+                    label = (
+                        base
+                        if not (lemma == "be" and child.dep_ == "attr")
+                        else self._be_label(verb)
+                    )
                     targets.append(_Target("", label, obj))
             elif child.dep_ == "prep":
                 targets += self._prep_targets(base, child)
@@ -332,10 +587,14 @@ class GeneralReader:
                     if adj.lower_.isascii() and adj.lower_.isalpha():
                         for prep in adj.children:
                             if prep.dep_ == "prep":
-                                targets += self._prep_targets(adj.lower_.upper(), prep,
-                                                              keep_of=True)
-            elif child.dep_ == "xcomp" and child.tag_ == "VBG" and not any(
-                    c.dep_ in {"dobj", "prep"} for c in child.children):
+                                targets += self._prep_targets(
+                                    adj.lower_.upper(), prep, keep_of=True
+                                )
+            elif (
+                child.dep_ == "xcomp"
+                and child.tag_ == "VBG"
+                and not any(c.dep_ in {"dobj", "prep"} for c in child.children)
+            ):
                 targets.append(_Target("", base, child))  # "started painting"
         if lemma in _SKIP_VERBS and not targets:
             return
@@ -355,8 +614,10 @@ class GeneralReader:
         found = []
         for obj in prep.children:
             if obj.dep_ in {"pobj", "pcomp"}:
-                found += [_Target("", label, o)
-                          for o in [obj, *(c for c in obj.conjuncts if c.dep_ == "conj")]]
+                found += [
+                    _Target("", label, o)
+                    for o in [obj, *(c for c in obj.conjuncts if c.dep_ == "conj")]
+                ]
         return found
 
     @staticmethod
@@ -367,7 +628,7 @@ class GeneralReader:
         if any(c.dep_ == "aux" and c.lower_ in _FUTURE_AUX for c in verb.children):
             return True
         head = verb.head
-        return (verb.dep_ == "xcomp" and head.lemma_.lower() == "go" and head.tag_ == "VBG")
+        return verb.dep_ == "xcomp" and head.lemma_.lower() == "go" and head.tag_ == "VBG"
 
     def _be_label(self, verb: Token) -> str:
         label = "WAS" if verb.tag_ == "VBD" else "IS"
@@ -393,8 +654,11 @@ class GeneralReader:
         head = verb.head
         if self._planned(verb):
             parts = ["PLANS", "TO", lemma.upper(), *parts[1:]]
-        elif verb.dep_ == "xcomp" and self._hypothetical(head) and (
-                head.lemma_.lower() in _WISH_HEADS):
+        elif (
+            verb.dep_ == "xcomp"
+            and self._hypothetical(head)
+            and (head.lemma_.lower() in _WISH_HEADS)
+        ):
             parts = ["WANTS", "TO", lemma.upper(), *parts[1:]]  # "I'd love to visit Japan"
         elif verb.dep_ == "xcomp" and head.lemma_.lower() in _INTENT_HEADS:
             parts = [*_INTENT_HEADS[head.lemma_.lower()].split("_"), lemma.upper(), *parts[1:]]
@@ -402,21 +666,30 @@ class GeneralReader:
             parts = ["NOT", *parts]
         return "_".join(parts[:3])
 
-    def _emit(self, source: str, label: str, target: str, *, planned: bool,
-              confidence: float = 0.55) -> None:
+    def _emit(
+        self, source: str, label: str, target: str, *, planned: bool, confidence: float = 0.55
+    ) -> None:
         parts = label.split("_")
         if len(parts) > 4:
             label = "_".join(parts[:4])
         snippet = self.ctx.sent.text.strip()
-        for relation in reversed(self.b.relations[-2 * MAX_EDGES:]):
+        for relation in reversed(self.b.relations[-2 * MAX_EDGES :]):
             if (relation["snippet"], relation["source"], relation["target"]) == (
-                    snippet, source, target):
+                snippet,
+                source,
+                target,
+            ):
                 return  # a special case already filed this claim ("I work at" → WORKS_AT)
         before = len(self.b.relations)
         self.b.relation(
-            source=source, label=label, target=target, ctx=self.ctx,
-            evidence=self.ctx.sent.text[:100], confidence=confidence,
-            stability="time_bound" if planned else "stable", cardinality="one_to_many",
+            source=source,
+            label=label,
+            target=target,
+            ctx=self.ctx,
+            evidence=self.ctx.sent.text[:100],
+            confidence=confidence,
+            stability="time_bound" if planned else "stable",
+            cardinality="one_to_many",
         )
         if len(self.b.relations) > before:
             self.emitted += 1
@@ -441,10 +714,14 @@ class GeneralReader:
         if not any(t.pos_ in {"VERB", "AUX"} for t in sent) or len(sent) < 4:
             return  # "Thanks, Caroline!", "Wow!": nothing stated
         candidates = [t for t in sent if _ent_of(t) is not None] + [
-            chunk.root for chunk in sent.noun_chunks]
+            chunk.root for chunk in sent.noun_chunks
+        ]
         for tok in candidates:
-            if tok.dep_ in {"npadvmod", "intj"} or tok.i in self.used or tok.pos_ not in {
-                    "NOUN", "PROPN"}:
+            if (
+                tok.dep_ in {"npadvmod", "intj"}
+                or tok.i in self.used
+                or tok.pos_ not in {"NOUN", "PROPN"}
+            ):
                 continue
             if tok.pos_ == "PROPN" and _ent_of(tok) is None and word_zipf(tok.text) >= 4.5:
                 continue  # a capitalised common word ("Good to see you")

@@ -244,7 +244,6 @@ _GENERIC_NOUNS = {
 _FIRST_PERSON = {"i", "me", "myself"}
 
 
-
 # --- plausible person names -------------------------------------------------------------------
 
 COMMON_WORD_ZIPF = 4.0
@@ -252,8 +251,23 @@ COMMON_WORD_ZIPF = 4.0
 4.0 ≈ the 10 000 most used English words) is a common English word, unless it is a given
 name of the ``nicknames`` table."""
 _KNOWN_NAME_ZIPF = 5.5  # a known given name more common than this is mostly a word ("Will")
-_NOUN_SUFFIXES = ("ing", "ance", "ence", "ness", "ment", "tion", "sion", "ity", "ship", "ism",
-                  "hood", "ful", "ous", "ive", "ology")
+_NOUN_SUFFIXES = (
+    "ing",
+    "ance",
+    "ence",
+    "ness",
+    "ment",
+    "tion",
+    "sion",
+    "ity",
+    "ship",
+    "ism",
+    "hood",
+    "ful",
+    "ous",
+    "ive",
+    "ology",
+)
 
 
 @functools.cache
@@ -275,8 +289,11 @@ def common_word(name: str) -> bool:
     """``name`` is one common English word that is not a given name ("Nature", "Super",
     "Laughter"): the measure ``bench_locomo`` reports as ``suspect_person_nodes``."""
     words = name.split()
-    return (len(words) == 1 and word_zipf(words[0]) >= COMMON_WORD_ZIPF
-            and words[0].lower() not in given_names())
+    return (
+        len(words) == 1
+        and word_zipf(words[0]) >= COMMON_WORD_ZIPF
+        and words[0].lower() not in given_names()
+    )
 
 
 @functools.cache
@@ -294,8 +311,12 @@ def _name_word(word: str) -> bool:
     low = word.lower()
     if low in given_names():
         return word_zipf(word) < _KNOWN_NAME_ZIPF
-    return (word_zipf(word) < COMMON_WORD_ZIPF and not low.endswith(_NOUN_SUFFIXES)
-            and low not in dictionary_words() and low.removesuffix("s") not in dictionary_words())
+    return (
+        word_zipf(word) < COMMON_WORD_ZIPF
+        and not low.endswith(_NOUN_SUFFIXES)
+        and low not in dictionary_words()
+        and low.removesuffix("s") not in dictionary_words()
+    )
 
 
 def plausible_person_name(name: str) -> bool:
@@ -317,8 +338,9 @@ def plausible_person_name(name: str) -> bool:
         words = words[1:]
     if not _name_word(words[0]):
         return False
-    return not any(word_zipf(w) >= COMMON_WORD_ZIPF + 0.5 and w.lower() not in given_names()
-                   for w in words[1:])
+    return not any(
+        word_zipf(w) >= COMMON_WORD_ZIPF + 0.5 and w.lower() not in given_names() for w in words[1:]
+    )
 
 
 _TITLES = {"mr", "mrs", "ms", "miss", "dr", "prof", "sir", "dame", "aunt", "uncle"}

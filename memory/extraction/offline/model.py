@@ -26,4 +26,3 @@ def load_model() -> Language:
 
                 _model = spacy.load(MODEL_NAME)
     return _model
-

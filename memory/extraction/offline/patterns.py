@@ -41,6 +41,7 @@ from memory.extraction.offline.tokens import (
 if TYPE_CHECKING:
     from spacy.tokens import Token
 
+
 class _Reader:
     """Reads one sentence into the builder."""
 
@@ -515,4 +516,3 @@ class _Reader:
                 confidence=0.6,
                 stability="time_bound",
             )
-

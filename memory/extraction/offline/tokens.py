@@ -164,4 +164,3 @@ def _prep_objects(tok: Token, preps: set[str]) -> list[tuple[str, Token]]:
 
 def _has_aux(verb: Token, words: set[str]) -> bool:
     return any(c.dep_ in {"aux", "auxpass"} and c.lower_ in words for c in verb.children)
-

@@ -29,8 +29,9 @@ class Command(BaseCommand):
     def add_arguments(self, parser):
         parser.add_argument("file", help="a LoCoMo-format JSON file (a list of samples)")
         parser.add_argument("--samples", type=int, default=0, help="only the first N samples")
-        parser.add_argument("--turns", type=int, default=30,
-                            help="turns per conversation (default 30)")
+        parser.add_argument(
+            "--turns", type=int, default=30, help="turns per conversation (default 30)"
+        )
         parser.add_argument("--json", action="store_true", help="print the result as JSON")
 
     def handle(self, *args, **options):
@@ -39,8 +40,9 @@ class Command(BaseCommand):
         samples = locomo.load_for_command(options["file"], options["samples"])
         size = options["turns"]
         conversations = [
-            (session.date, session.turns[i:i + size])
-            for sample in samples for session in sample.sessions
+            (session.date, session.turns[i : i + size])
+            for sample in samples
+            for session in sample.sessions
             for i in range(0, len(session.turns), size)
         ]
         started = time.process_time()
@@ -55,22 +57,26 @@ class Command(BaseCommand):
                 started = time.process_time()
                 result = extractor.extract(
                     turns=[Turn(t.dia_id, t.text, t.speaker) for t in chunk],
-                    started_at=day, ended_at=day + timedelta(minutes=len(chunk)))
+                    started_at=day,
+                    ended_at=day + timedelta(minutes=len(chunk)),
+                )
                 spent = time.process_time() - started
                 per_conversation.append(spent * size / len(chunk))
                 turns += len(chunk)
                 edges += len(result.batch["relations"])
                 progress(done, len(conversations))
         except KeyboardInterrupt:
-            raise CommandError(f"interrupted after {len(per_conversation)} conversations") \
-                from None
+            raise CommandError(f"interrupted after {len(per_conversation)} conversations") from None
         figures = {
-            "conversations": len(per_conversation), "turns": turns,
-            "turns_per_conversation": size, "model_load_s": round(load_s, 2),
+            "conversations": len(per_conversation),
+            "turns": turns,
+            "turns_per_conversation": size,
+            "model_load_s": round(load_s, 2),
             "cpu_s_per_conversation": {
                 "p50": round(locomo.percentile(per_conversation, 50), 3),
                 "p95": round(locomo.percentile(per_conversation, 95), 3),
-                "max": round(max(per_conversation, default=0.0), 3)},
+                "max": round(max(per_conversation, default=0.0), 3),
+            },
             "edges_per_100_turns": round(100 * edges / turns, 1) if turns else 0.0,
         }
         if options["json"]:
@@ -81,4 +87,5 @@ class Command(BaseCommand):
             f"offline extraction: {figures['conversations']} conversations, {turns} turns · "
             f"model load {figures['model_load_s']} s CPU (once per worker) · CPU per "
             f"{size}-turn conversation p50 {cpu['p50']} s, p95 {cpu['p95']} s, max "
-            f"{cpu['max']} s · {figures['edges_per_100_turns']} edges per 100 turns")
+            f"{cpu['max']} s · {figures['edges_per_100_turns']} edges per 100 turns"
+        )

@@ -25,8 +25,18 @@ from memory.bench import locomo
 from memory.services.keys import Progress
 from memory.services.read import STRATEGIES, ReadOptions
 
-SYSTEMS = ["pegasus", "bm25@5", "bm25@10", "bm25@match", "dense@5", "dense@10", "dense@match",
-           "hybrid@match", "bm25-sentences@match", "hybrid-sentences@match"]
+SYSTEMS = [
+    "pegasus",
+    "bm25@5",
+    "bm25@10",
+    "bm25@match",
+    "dense@5",
+    "dense@10",
+    "dense@match",
+    "hybrid@match",
+    "bm25-sentences@match",
+    "hybrid-sentences@match",
+]
 
 
 class Command(BaseCommand):
@@ -34,16 +44,28 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("file", help="a LoCoMo-format JSON file (a list of samples)")
-        parser.add_argument("--samples", type=int, default=0,
-                            help="only the first N samples (default: all)")
-        parser.add_argument("--extractor", choices=["offline", "anthropic"], default="offline",
-                            help="offline spaCy (default) or Claude (needs ANTHROPIC_API_KEY)")
-        parser.add_argument("--strategy", choices=STRATEGIES, default=None,
-                            help="the Read strategy (default: settings.MEMORY_READ_STRATEGY)")
-        parser.add_argument("--budget", default=None,
-                            help="tokens the Read fills (strategies graph and default; "
-                                 "default: settings.MEMORY_BUDGET_TOKENS); several, comma-"
-                                 "separated (100,200,400,800), measure a curve from one replay")
+        parser.add_argument(
+            "--samples", type=int, default=0, help="only the first N samples (default: all)"
+        )
+        parser.add_argument(
+            "--extractor",
+            choices=["offline", "anthropic"],
+            default="offline",
+            help="offline spaCy (default) or Claude (needs ANTHROPIC_API_KEY)",
+        )
+        parser.add_argument(
+            "--strategy",
+            choices=STRATEGIES,
+            default=None,
+            help="the Read strategy (default: settings.MEMORY_READ_STRATEGY)",
+        )
+        parser.add_argument(
+            "--budget",
+            default=None,
+            help="tokens the Read fills (strategies graph and default; "
+            "default: settings.MEMORY_BUDGET_TOKENS); several, comma-"
+            "separated (100,200,400,800), measure a curve from one replay",
+        )
         parser.add_argument("--json", action="store_true", help="print the result as JSON")
 
     def handle(self, *args, **options):
@@ -60,7 +82,8 @@ class Command(BaseCommand):
             raise CommandError("--budget must be ≥ 1")
         base = {"strategy": options["strategy"]} if options["strategy"] else {}
         runs = [ReadOptions.from_settings(**base, budget_tokens=b) for b in budgets] or [
-            ReadOptions.from_settings(**base)]
+            ReadOptions.from_settings(**base)
+        ]
         say = self.stderr.write
         # Offline: the key is hidden for the run, so extraction and merge judging both take
         # their offline paths even when a key is configured.
@@ -71,8 +94,7 @@ class Command(BaseCommand):
         users = []
         try:
             turns_total = sum(len(sample.turns) for sample in samples)
-            questions_total = len(runs) * sum(1 for s in samples for q in s.questions
-                                              if q.scored)
+            questions_total = len(runs) * sum(1 for s in samples for q in s.questions if q.scored)
             replayed = Progress(say, "replay (turns)")
             read = Progress(say, "questions")
             turns_before = 0
@@ -81,9 +103,10 @@ class Command(BaseCommand):
                 users.append(user)
                 with override_settings(ANTHROPIC_API_KEY=key):
                     now = locomo.replay(
-                        sample, user=user,
-                        progress=lambda done, base=turns_before: replayed(base + done,
-                                                                          turns_total))
+                        sample,
+                        user=user,
+                        progress=lambda done, base=turns_before: replayed(base + done, turns_total),
+                    )
                 turns_before += len(sample.turns)
                 graph.append(locomo.graph_stats(sample, user=user))
                 rankers = locomo.baseline_rankers(sample)
@@ -93,9 +116,17 @@ class Command(BaseCommand):
                         for question in sample.questions:
                             if not question.scored:
                                 continue
-                            asked[run.budget_tokens].append(locomo.ask(
-                                sample, question, user=user, now=now, options=run,
-                                sources=sources, rankers=rankers))
+                            asked[run.budget_tokens].append(
+                                locomo.ask(
+                                    sample,
+                                    question,
+                                    user=user,
+                                    now=now,
+                                    options=run,
+                                    sources=sources,
+                                    rankers=rankers,
+                                )
+                            )
                             read(sum(map(len, asked.values())), questions_total)
         except KeyboardInterrupt:
             raise CommandError("interrupted; the benchmark accounts were deleted") from None
@@ -103,16 +134,20 @@ class Command(BaseCommand):
             for user in users:
                 user.delete()
 
-        skipped = sum(len(q.skipped) for s in samples for q in s.questions
-                      if q.category in locomo.CATEGORIES)
-        results = {budget: locomo.report(rows, samples, skipped_evidence=skipped, graph=graph)
-                   for budget, rows in asked.items()}
+        skipped = sum(
+            len(q.skipped) for s in samples for q in s.questions if q.category in locomo.CATEGORIES
+        )
+        results = {
+            budget: locomo.report(rows, samples, skipped_evidence=skipped, graph=graph)
+            for budget, rows in asked.items()
+        }
         if options["json"]:
             if len(results) == 1:
                 self.stdout.write(json.dumps(next(iter(results.values())), indent=2))
             else:
-                self.stdout.write(json.dumps({"curve": {str(b): r for b, r in results.items()}},
-                                             indent=2))
+                self.stdout.write(
+                    json.dumps({"curve": {str(b): r for b, r in results.items()}}, indent=2)
+                )
             return
         for run in runs:
             ks = locomo.match_ks(asked[run.budget_tokens], locomo.turn_tokens(samples))
@@ -120,31 +155,40 @@ class Command(BaseCommand):
 
     def _print(self, result: dict, samples, read_options, extractor: str, ks: dict) -> None:
         out = self.stdout.write
-        out(f"LoCoMo evidence recall: {len(samples)} sample(s), {result['questions']} questions "
-            f"(categories 1-4), {result['skipped_evidence']} evidence id(s) skipped")
-        out(f"strategy {read_options.strategy} · extractor {extractor} · "
+        out(
+            f"LoCoMo evidence recall: {len(samples)} sample(s), {result['questions']} questions "
+            f"(categories 1-4), {result['skipped_evidence']} evidence id(s) skipped"
+        )
+        out(
+            f"strategy {read_options.strategy} · extractor {extractor} · "
             f"budget {read_options.budget_tokens} · @match: bm25 k={ks['bm25']}, dense "
             f"k={ks['dense']}, hybrid k={ks['hybrid']}, sentences packed to the Read's tokens · "
             f"tokens = words × 1.3 · "
-            f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+            f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}"
+        )
         tables = [("overall", result["systems"])] + [
             (f"category {c} ({locomo.CATEGORIES[int(c)]})", table)
-            for c, table in result["by_category"].items()]
+            for c, table in result["by_category"].items()
+        ]
         for title, table in tables:
             out("")
             out(title)
             out(f"  {'system':<22} {'recall':>7} {'tokens':>8} {'p50 ms':>8} {'p95 ms':>8}")
             for system in SYSTEMS:
                 row = table[system]
-                out(f"  {system:<22} {row['recall']:>7.3f} {row['tokens']:>8.1f} "
-                    f"{row['p50_ms']:>8.2f} {row['p95_ms']:>8.2f}")
+                out(
+                    f"  {system:<22} {row['recall']:>7.3f} {row['tokens']:>8.1f} "
+                    f"{row['p50_ms']:>8.2f} {row['p95_ms']:>8.2f}"
+                )
             out(f"  {'full_context':<22} {'':>7} {table['full_context']['tokens']:>8.1f}")
         g = result["graph"]
         out("")
-        out(f"graph: coverage {g['coverage']:.3f} of {g['evidence_turns']} evidence turns · "
+        out(
+            f"graph: coverage {g['coverage']:.3f} of {g['evidence_turns']} evidence turns · "
             f"{g['nodes_per_100_turns']} nodes and {g['edges_per_100_turns']} edges per 100 "
             f"turns · {g['person_nodes']} PERSON nodes, suspect "
             f"{len(g['suspect_person_nodes'])} ({g['suspect_person_share']:.1%})"
             + (f": {', '.join(g['suspect_person_nodes'])}" if g["suspect_person_nodes"] else "")
             + f" · evidence turns naming a time: {g['timed_evidence_turns']} in the graph, "
-              f"{g['timed_evidence_dated']:.1%} with their date")
+            f"{g['timed_evidence_dated']:.1%} with their date"
+        )

@@ -42,8 +42,9 @@ class Command(BaseCommand):
                 return
             elapsed = time.monotonic() - started
             eta = elapsed / done * (total - done)
-            self.stderr.write(f"bench_merge: {done}/{total} cases · {elapsed:.1f} s · "
-                              f"ETA {eta:.0f} s")
+            self.stderr.write(
+                f"bench_merge: {done}/{total} cases · {elapsed:.1f} s · ETA {eta:.0f} s"
+            )
 
         interrupted = False
         try:
@@ -54,15 +55,22 @@ class Command(BaseCommand):
             scores, interrupted = exc.scores, True  # type: ignore[attr-defined]
         report = scores.report()
         ran = len({r["case"] for r in scores.results})
-        report = {"file": path, "cases": ran, "of_cases": len(cases),
-                  "interrupted": interrupted, "seconds": round(time.monotonic() - started, 1),
-                  **report}
+        report = {
+            "file": path,
+            "cases": ran,
+            "of_cases": len(cases),
+            "interrupted": interrupted,
+            "seconds": round(time.monotonic() - started, 1),
+            **report,
+        }
         # Holds the set does not label as ambiguities (labelled merge or new): what the rules
         # add to the held share beyond the genuine ambiguities the set contains.
         report["held_unlabelled"] = report["held"] - report["held_as_expected"]
         report["held_unlabelled_share"] = (
             round(report["held_unlabelled"] / report["with_candidate"], 4)
-            if report["with_candidate"] else None)
+            if report["with_candidate"]
+            else None
+        )
         report["targets"] = {
             "wrong_merges": report["wrong_merges"] <= TARGETS["wrong_merges"],
             "missed_share": (report["missed_share"] or 0) <= TARGETS["missed_share"],
@@ -82,24 +90,42 @@ class Command(BaseCommand):
 
         w = self.stdout.write
         head = f"bench_merge {r['file']}: {r['cases']} cases, {r['entities']} incoming entities"
-        w(head + (f" (interrupted after {r['cases']} of {r['of_cases']})" if r["interrupted"]
-                  else "") + f", {r['seconds']} s")
-        w(f"automatic merges: {r['automatic_merges']} — correct {r['correct_merges']}, "
-          f"wrong {r['wrong_merges']} ({ok('wrong_merges')}: 0)")
-        w(f"precision {pct(r['precision'])}, recall {pct(r['recall'])} of "
-          f"{r['expected_merges']} expected merges")
-        w(f"missed merges: {r['missed_merges']} = {pct(r['missed_share'])} "
-          f"({ok('missed_share')}: ≤ 10 %)")
-        w(f"held: {r['held']} of {r['with_candidate']} entities with a candidate = "
-          f"{pct(r['held_share'])} ({ok('held_share')}: ≤ 10 %); "
-          f"{r['held_as_expected']} of them labelled held")
-        w(f"held beyond the labelled ambiguities: {r['held_unlabelled']} = "
-          f"{pct(r['held_unlabelled_share'])} of entities with a candidate")
-        for title, rows in (("wrong merges", r["wrong"]), ("misses", r["missed"]),
-                            ("held but labelled new", r["needless_holds"]),
-                            ("labelled held, became new", r["unasked"])):
+        w(
+            head
+            + (f" (interrupted after {r['cases']} of {r['of_cases']})" if r["interrupted"] else "")
+            + f", {r['seconds']} s"
+        )
+        w(
+            f"automatic merges: {r['automatic_merges']} — correct {r['correct_merges']}, "
+            f"wrong {r['wrong_merges']} ({ok('wrong_merges')}: 0)"
+        )
+        w(
+            f"precision {pct(r['precision'])}, recall {pct(r['recall'])} of "
+            f"{r['expected_merges']} expected merges"
+        )
+        w(
+            f"missed merges: {r['missed_merges']} = {pct(r['missed_share'])} "
+            f"({ok('missed_share')}: ≤ 10 %)"
+        )
+        w(
+            f"held: {r['held']} of {r['with_candidate']} entities with a candidate = "
+            f"{pct(r['held_share'])} ({ok('held_share')}: ≤ 10 %); "
+            f"{r['held_as_expected']} of them labelled held"
+        )
+        w(
+            f"held beyond the labelled ambiguities: {r['held_unlabelled']} = "
+            f"{pct(r['held_unlabelled_share'])} of entities with a candidate"
+        )
+        for title, rows in (
+            ("wrong merges", r["wrong"]),
+            ("misses", r["missed"]),
+            ("held but labelled new", r["needless_holds"]),
+            ("labelled held, became new", r["unasked"]),
+        ):
             if rows:
                 w(f"{title}:")
                 for row in rows:
-                    w(f"  [{row['case']}] {row['name']!r} → {row['got']} "
-                      f"(expected {row['expect']})")
+                    w(
+                        f"  [{row['case']}] {row['name']!r} → {row['got']} "
+                        f"(expected {row['expect']})"
+                    )

@@ -221,8 +221,15 @@ class Command(BaseCommand):
         return synthetic.sample_messages(synthetic.names_by_kind(user), count, rng)
 
     def _bench(
-        self, user, size: int, count: int, rng: random.Random, now, options: ReadOptions,
-        *, cold: int,
+        self,
+        user,
+        size: int,
+        count: int,
+        rng: random.Random,
+        now,
+        options: ReadOptions,
+        *,
+        cold: int,
     ) -> dict:
         messages = self._messages(user, count + cold, rng)
         edges = Edge.objects.for_user(user).count()
@@ -238,7 +245,7 @@ class Command(BaseCommand):
                 recall(user=user, message=message, now=now, options=options)
                 cold_ms.append((time.perf_counter() - started) * 1000.0)
             cold_queries.append(len(captured.captured_queries))
-        messages = messages[cold - 1:]
+        messages = messages[cold - 1 :]
 
         totals: list[float] = []
         stages: dict[str, list[float]] = {"embed": [], "seed": [], "spread": [], "format": []}

@@ -38,18 +38,80 @@ from memory.services.keys import Progress
 PREFIX = "bench_store_"
 KINDS = ["PERSON"] * 10 + ["ORG"] * 3 + ["PLACE"] * 3 + ["THING"] * 2 + ["TOPIC", "EVENT"]
 RELATIONS = [
-    "KNOWS", "WORKS_AT", "LIVES_IN", "HAS_BOSS", "HAS_PARTNER", "HAS_SISTER", "HAS_BROTHER",
-    "LIKES", "DISLIKES", "VISITED", "PLANS_TO_VISIT", "STUDIED_AT", "OWNS", "PLAYS",
-    "LEARNS", "TRAINS_FOR", "ATTENDS", "MANAGES", "FOUNDED", "MET_AT", "IS_MEMBER_OF",
-    "WORKS_ON", "USES", "READS", "WATCHES", "COOKS", "PREFERS", "AVOIDS", "TEACHES",
-    "MENTORS", "CARES_FOR", "BORROWED", "LENT", "RECOMMENDED", "WROTE", "BUILT", "SUPPORTS",
-    "COLLABORATES_WITH", "IS_ALLERGIC_TO", "GREW_UP_IN",
+    "KNOWS",
+    "WORKS_AT",
+    "LIVES_IN",
+    "HAS_BOSS",
+    "HAS_PARTNER",
+    "HAS_SISTER",
+    "HAS_BROTHER",
+    "LIKES",
+    "DISLIKES",
+    "VISITED",
+    "PLANS_TO_VISIT",
+    "STUDIED_AT",
+    "OWNS",
+    "PLAYS",
+    "LEARNS",
+    "TRAINS_FOR",
+    "ATTENDS",
+    "MANAGES",
+    "FOUNDED",
+    "MET_AT",
+    "IS_MEMBER_OF",
+    "WORKS_ON",
+    "USES",
+    "READS",
+    "WATCHES",
+    "COOKS",
+    "PREFERS",
+    "AVOIDS",
+    "TEACHES",
+    "MENTORS",
+    "CARES_FOR",
+    "BORROWED",
+    "LENT",
+    "RECOMMENDED",
+    "WROTE",
+    "BUILT",
+    "SUPPORTS",
+    "COLLABORATES_WITH",
+    "IS_ALLERGIC_TO",
+    "GREW_UP_IN",
 ]
-SYLLABLES = ["ka", "lo", "mi", "ren", "tos", "vel", "an", "dri", "sa", "nor", "bel", "ti",
-             "mar", "co", "jen", "ul", "fa", "ros", "hel", "gun", "pe", "das", "ri", "on",
-             "bra", "zo", "lin", "qua", "sev", "ith"]
-STABILITIES = ["immutable", "stable", "stable", "mutable", "mutable", "time_bound",
-               "ephemeral"]
+SYLLABLES = [
+    "ka",
+    "lo",
+    "mi",
+    "ren",
+    "tos",
+    "vel",
+    "an",
+    "dri",
+    "sa",
+    "nor",
+    "bel",
+    "ti",
+    "mar",
+    "co",
+    "jen",
+    "ul",
+    "fa",
+    "ros",
+    "hel",
+    "gun",
+    "pe",
+    "das",
+    "ri",
+    "on",
+    "bra",
+    "zo",
+    "lin",
+    "qua",
+    "sev",
+    "ith",
+]
+STABILITIES = ["immutable", "stable", "stable", "mutable", "mutable", "time_bound", "ephemeral"]
 
 
 class TimedEncoder:
@@ -80,24 +142,30 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("--users", type=int, default=1000)
-        parser.add_argument("--edges", type=int, default=1_000_000,
-                            help="edges in total over all decay users")
+        parser.add_argument(
+            "--edges", type=int, default=1_000_000, help="edges in total over all decay users"
+        )
         parser.add_argument("--import-edges", type=int, default=100_000)
-        parser.add_argument("--import-nodes", type=int, default=None,
-                            help="nodes of the imported graph (default: edges / 5)")
+        parser.add_argument(
+            "--import-nodes",
+            type=int,
+            default=None,
+            help="nodes of the imported graph (default: edges / 5)",
+        )
         parser.add_argument("--skip-decay", action="store_true")
         parser.add_argument("--skip-import", action="store_true")
         parser.add_argument("--seed", type=int, default=42)
 
     def handle(self, *args, **options):
         if settings.PEGASUS_ENV == "production":
-            raise CommandError("bench_store creates and deletes accounts; refusing to run "
-                               "with PEGASUS_ENV=production")
+            raise CommandError(
+                "bench_store creates and deletes accounts; refusing to run "
+                "with PEGASUS_ENV=production"
+            )
         if options["users"] < 1 or options["edges"] < options["users"]:
             raise CommandError("--users must be ≥ 1 and --edges ≥ --users")
         self.say = self.stdout.write
-        self.say(f"bench_store on {connection.settings_dict['NAME']}, "
-                 f"load average {self._load()}")
+        self.say(f"bench_store on {connection.settings_dict['NAME']}, load average {self._load()}")
         self._delete_bench_users()
         try:
             if not options["skip_decay"]:
@@ -160,24 +228,35 @@ class Command(BaseCommand):
                      AND t.normalised_name = 'bench node '
                          || ((e.i %% %(nodes)s + 1 + e.i / %(nodes)s) %% %(nodes)s)
                 """,
-                {"ids": ids, "nodes": nodes, "per_user": per_user, "now": now,
-                 "stabilities": STABILITIES, "n_stab": len(STABILITIES)},
+                {
+                    "ids": ids,
+                    "nodes": nodes,
+                    "per_user": per_user,
+                    "now": now,
+                    "stabilities": STABILITIES,
+                    "n_stab": len(STABILITIES),
+                },
             )
             created = cursor.rowcount
         with connection.cursor() as cursor:
             cursor.execute("ANALYZE memory_node")
             cursor.execute("ANALYZE memory_edge")
-        self.say(f"setup: {users} users, {users * nodes} nodes, {created} edges "
-                 f"in {time.perf_counter() - started:.1f}s (not measured)")
+        self.say(
+            f"setup: {users} users, {users * nodes} nodes, {created} edges "
+            f"in {time.perf_counter() - started:.1f}s (not measured)"
+        )
 
         for run in (1, 2):
             started = time.perf_counter()
-            done, flagged = decay_all(now=now, user_ids=ids,
-                                      progress=Progress(self.say, f"decay run {run}"))
+            done, flagged = decay_all(
+                now=now, user_ids=ids, progress=Progress(self.say, f"decay run {run}")
+            )
             seconds = time.perf_counter() - started
-            self.say(f"RESULT decay run {run}: {done} users, {created} edges, {flagged} "
-                     f"flagged dormant in {seconds:.2f}s ({_rate(created, seconds)} edges, "
-                     f"{_rate(done, seconds)} users); load average {self._load()}")
+            self.say(
+                f"RESULT decay run {run}: {done} users, {created} edges, {flagged} "
+                f"flagged dormant in {seconds:.2f}s ({_rate(created, seconds)} edges, "
+                f"{_rate(done, seconds)} users); load average {self._load()}"
+            )
         self._delete_bench_users()
 
     # --- import --------------------------------------------------------------------------
@@ -188,18 +267,22 @@ class Command(BaseCommand):
         graph = synthetic_graph(edges=edges, nodes=nodes, now=now, seed=seed)
         (user_id,) = self._create_users([f"{PREFIX}import"])
         texts = sum(1 + len(n["aliases"]) for n in graph["nodes"])
-        self.say(f"setup: graph of {len(graph['nodes'])} nodes ({texts} names and aliases), "
-                 f"{len(graph['edges'])} edges, {len(graph['episodes'])} episodes built in "
-                 f"{time.perf_counter() - started:.1f}s (not measured)")
+        self.say(
+            f"setup: graph of {len(graph['nodes'])} nodes ({texts} names and aliases), "
+            f"{len(graph['edges'])} edges, {len(graph['episodes'])} episodes built in "
+            f"{time.perf_counter() - started:.1f}s (not measured)"
+        )
         started = time.perf_counter()
         embedding.embed(["warm up the model"])
-        self.say(f"setup: sentence model loaded in {time.perf_counter() - started:.1f}s "
-                 "(not measured)")
+        self.say(
+            f"setup: sentence model loaded in {time.perf_counter() - started:.1f}s (not measured)"
+        )
 
         with embedding.use_encoder(TimedEncoder(embedding.get_encoder())) as timed:
             started = time.perf_counter()
-            summary = import_graph(user=user_id, data=graph, now=now,
-                                   progress=lambda line: self.say(f"import: {line}"))
+            summary = import_graph(
+                user=user_id, data=graph, now=now, progress=lambda line: self.say(f"import: {line}")
+            )
             seconds = time.perf_counter() - started
         parts = summary.seconds
         key_sql = parts["keys"] - timed.seconds
@@ -223,8 +306,11 @@ class Command(BaseCommand):
 
     def _delete_bench_users(self) -> None:
         model = get_user_model()
-        ids = list(model.objects.filter(**{f"{model.USERNAME_FIELD}__startswith": PREFIX})
-                   .values_list("pk", flat=True))
+        ids = list(
+            model.objects.filter(**{f"{model.USERNAME_FIELD}__startswith": PREFIX}).values_list(
+                "pk", flat=True
+            )
+        )
         if not ids:
             return
         started = time.perf_counter()
@@ -247,10 +333,12 @@ class Command(BaseCommand):
                         )
             cursor.execute(
                 f"DELETE FROM {connection.ops.quote_name(model._meta.db_table)} "
-                f"WHERE {connection.ops.quote_name(model._meta.pk.column)} = ANY(%s)", [ids],
+                f"WHERE {connection.ops.quote_name(model._meta.pk.column)} = ANY(%s)",
+                [ids],
             )
-        self.say(f"cleanup: {len(ids)} bench_store users deleted in "
-                 f"{time.perf_counter() - started:.1f}s")
+        self.say(
+            f"cleanup: {len(ids)} bench_store users deleted in {time.perf_counter() - started:.1f}s"
+        )
 
     @staticmethod
     def _load() -> str:
@@ -275,15 +363,28 @@ def synthetic_graph(*, edges: int, nodes: int, now, seed: int) -> dict:
     around ``now``, an episode per 50 edges."""
     rng = random.Random(seed)
     episodes = [
-        {"id": f"e{i}", "started_at": (now - timedelta(days=i)).isoformat(),
-         "ended_at": (now - timedelta(days=i) + timedelta(minutes=20)).isoformat(),
-         "summary": f"Conversation {i}", "importance": round(rng.random(), 3),
-         "tags": [rng.choice(["work", "family", "sport", "travel", "food"])]}
+        {
+            "id": f"e{i}",
+            "started_at": (now - timedelta(days=i)).isoformat(),
+            "ended_at": (now - timedelta(days=i) + timedelta(minutes=20)).isoformat(),
+            "summary": f"Conversation {i}",
+            "importance": round(rng.random(), 3),
+            "tags": [rng.choice(["work", "family", "sport", "travel", "food"])],
+        }
         for i in range(max(1, edges // 50))
     ]
     seen: set[tuple[str, str]] = set()
-    node_items = [{"id": "n0", "kind": "PERSON", "name": "Bench User", "is_self": True,
-                   "confidence": 1.0, "aliases": [], "episodes": ["e0"]}]
+    node_items = [
+        {
+            "id": "n0",
+            "kind": "PERSON",
+            "name": "Bench User",
+            "is_self": True,
+            "confidence": 1.0,
+            "aliases": [],
+            "episodes": ["e0"],
+        }
+    ]
     seen.add(("PERSON", "bench user"))
     while len(node_items) < nodes:
         kind = rng.choice(KINDS)
@@ -292,11 +393,17 @@ def synthetic_graph(*, edges: int, nodes: int, now, seed: int) -> dict:
             continue
         seen.add((kind, name.lower()))
         aliases = [name.split()[0]] if rng.random() < 0.1 and " " in name else []
-        node_items.append({
-            "id": f"n{len(node_items)}", "kind": kind, "name": name, "aliases": aliases,
-            "properties": {}, "confidence": round(rng.uniform(0.4, 1.0), 2),
-            "episodes": [rng.choice(episodes)["id"]],
-        })
+        node_items.append(
+            {
+                "id": f"n{len(node_items)}",
+                "kind": kind,
+                "name": name,
+                "aliases": aliases,
+                "properties": {},
+                "confidence": round(rng.uniform(0.4, 1.0), 2),
+                "episodes": [rng.choice(episodes)["id"]],
+            }
+        )
     claims: set[tuple[int, str, int]] = set()
     edge_items: list[dict] = []
     while len(edge_items) < edges:
@@ -311,19 +418,31 @@ def synthetic_graph(*, edges: int, nodes: int, now, seed: int) -> dict:
         temporary = stability in ("time_bound", "ephemeral")
         expires = now + timedelta(days=rng.uniform(-30, 30)) if temporary else None
         i = len(edge_items)
-        edge_items.append({
-            "id": f"x{i}", "source": f"n{source}", "relation": relation,
-            "target": f"n{target}", "strength": round(rng.uniform(20, 100), 3),
-            "last_touched_at": (now - timedelta(days=rng.uniform(0, 400))).isoformat(),
-            "confidence": round(rng.uniform(0.3, 1.0), 2), "stability": stability,
-            "cardinality": "one_to_many",
-            "expires_at": expires.isoformat() if expires else None,
-            "dormant": rng.random() < 0.05,
-            # Point forward only, so chains can never form a cycle.
-            "superseded_by": f"x{i + 1}" if rng.random() < 0.01 and i + 1 < edges else None,
-            "episodes": [rng.choice(episodes)["id"]],
-            "snippet": ({"text": f"I mentioned {relation.lower().replace('_', ' ')} "
-                                 f"n{target} in passing", "evidence": "stated"}
-                        if rng.random() < 0.8 else None),
-        })
+        edge_items.append(
+            {
+                "id": f"x{i}",
+                "source": f"n{source}",
+                "relation": relation,
+                "target": f"n{target}",
+                "strength": round(rng.uniform(20, 100), 3),
+                "last_touched_at": (now - timedelta(days=rng.uniform(0, 400))).isoformat(),
+                "confidence": round(rng.uniform(0.3, 1.0), 2),
+                "stability": stability,
+                "cardinality": "one_to_many",
+                "expires_at": expires.isoformat() if expires else None,
+                "dormant": rng.random() < 0.05,
+                # Point forward only, so chains can never form a cycle.
+                "superseded_by": f"x{i + 1}" if rng.random() < 0.01 and i + 1 < edges else None,
+                "episodes": [rng.choice(episodes)["id"]],
+                "snippet": (
+                    {
+                        "text": f"I mentioned {relation.lower().replace('_', ' ')} "
+                        f"n{target} in passing",
+                        "evidence": "stated",
+                    }
+                    if rng.random() < 0.8
+                    else None
+                ),
+            }
+        )
     return {"format": FORMAT, "nodes": node_items, "edges": edge_items, "episodes": episodes}

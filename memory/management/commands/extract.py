@@ -28,10 +28,16 @@ class Command(BaseCommand):
     def add_arguments(self, parser):
         parser.add_argument("--conversation", type=int, required=True, help="conversation id")
         parser.add_argument("--user", help="username owning the conversation (optional)")
-        parser.add_argument("--sync", action="store_true",
-                            help="run inline and print the summary instead of enqueueing")
-        parser.add_argument("--force", action="store_true",
-                            help="re-run a done episode (re-applies its reinforcements)")
+        parser.add_argument(
+            "--sync",
+            action="store_true",
+            help="run inline and print the summary instead of enqueueing",
+        )
+        parser.add_argument(
+            "--force",
+            action="store_true",
+            help="re-run a done episode (re-applies its reinforcements)",
+        )
         parser.add_argument("--json", action="store_true", help="print the summary as JSON")
 
     def handle(self, *args, **options):
@@ -50,8 +56,9 @@ class Command(BaseCommand):
         episode = Episode.objects.for_user(user).filter(conversation=conversation).first()
         created = episode is None
         if created:
-            episode = schedule_extraction(user=user, conversation=conversation, now=now,
-                                          enqueue=not options["sync"])
+            episode = schedule_extraction(
+                user=user, conversation=conversation, now=now, enqueue=not options["sync"]
+            )
         if episode.status == ExtractionStatus.SKIPPED:
             reason = episode.last_error or "nothing to extract"
             self.stdout.write(f"episode {episode.pk}: skipped ({reason}); never extracted")
@@ -81,21 +88,27 @@ class Command(BaseCommand):
         if options["json"]:
             self.stdout.write(json.dumps(summary.to_dict(), indent=2, ensure_ascii=False))
             return
-        self.stdout.write(f"episode {episode.pk}: {episode.status} "
-                          f"({episode.extractor}, attempt {episode.attempts})")
+        self.stdout.write(
+            f"episode {episode.pk}: {episode.status} "
+            f"({episode.extractor}, attempt {episode.attempts})"
+        )
         for line in summary.lines():
             self.stdout.write(line)
 
     def _reset(self, user, episode: Episode, now) -> None:
         """Make the episode claimable here (attempts cleared) without enqueueing a job."""
-        stale = episode.job_started_at is not None and (
-            now - episode.job_started_at
-        ).total_seconds() > _timeout()
+        stale = (
+            episode.job_started_at is not None
+            and (now - episode.job_started_at).total_seconds() > _timeout()
+        )
         if episode.status == ExtractionStatus.RUNNING and not stale:
-            raise CommandError(f"episode {episode.pk} is running in a worker since "
-                               f"{episode.job_started_at.isoformat()}; not touched")
+            raise CommandError(
+                f"episode {episode.pk} is running in a worker since "
+                f"{episode.job_started_at.isoformat()}; not touched"
+            )
         Episode.objects.for_user(user).filter(pk=episode.pk).update(
-            status=ExtractionStatus.PENDING, attempts=0)
+            status=ExtractionStatus.PENDING, attempts=0
+        )
         episode.status = ExtractionStatus.PENDING
 
 

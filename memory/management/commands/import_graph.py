@@ -29,7 +29,9 @@ class Command(BaseCommand):
         started = time.perf_counter()
         try:
             summary = import_graph(
-                user=user, data=data, now=now,
+                user=user,
+                data=data,
+                now=now,
                 progress=lambda line: self.stdout.write(f"import_graph: {line}"),
             )
         except GraphFormatError as exc:

@@ -26,7 +26,8 @@ class Command(BaseCommand):
         started = time.perf_counter()
         keys = reembed(user_id=user_id, progress=Progress(self.stdout.write, "reembed keys"))
         sentences = reembed_sentences(
-            user_id=user_id, progress=Progress(self.stdout.write, "reembed sentences"))
+            user_id=user_id, progress=Progress(self.stdout.write, "reembed sentences")
+        )
         whose = f" of {user.get_username()}" if user else ""
         self.stdout.write(
             f"reembed: {keys} keys and {sentences} sentences{whose} recomputed with "

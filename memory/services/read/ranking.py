@@ -156,8 +156,12 @@ def _graph_candidates(
     index_of = dict(zip(snapshot.edge_ids[chosen].tolist(), chosen.tolist(), strict=True))
     cursor.execute(
         _SNIPPETS_SQL.format(snippets=Snippet._meta.db_table, sentences=Sentence._meta.db_table),
-        [*[vector_literal(message_vector)] * 2, user_id, id_array(score_of),
-         options.graph_snippets],
+        [
+            *[vector_literal(message_vector)] * 2,
+            user_id,
+            id_array(score_of),
+            options.graph_snippets,
+        ],
     )
     names = snapshot.names
     rows = [row for row in cursor.fetchall() if row[2] and row[2].strip()]
@@ -299,7 +303,14 @@ def ranked_recall(
                 initial=np.array([value[0] for value in seeds.values()]),
             )
             graph = _graph_candidates(
-                cursor, user_id, snapshot, strength, live, fired, set(words), message_vector,
+                cursor,
+                user_id,
+                snapshot,
+                strength,
+                live,
+                fired,
+                set(words),
+                message_vector,
                 options,
             )
             timings["spread"] = elapsed_ms(started)

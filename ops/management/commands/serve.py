@@ -36,8 +36,7 @@ def daphne_command(python: str, host: str, port: int) -> list[str]:
     """Daphne's command line. Never ``--proxy-headers``: Daphne would take the left-most
     X-Forwarded-For entry from any peer, which the client writes. Forwarded addresses are
     read in Django instead, only from ``TRUSTED_PROXIES`` (pegasus_site/client_ip.py)."""
-    return [python, "-m", "daphne", "-b", host, "-p", str(port),
-            "pegasus_site.asgi:application"]
+    return [python, "-m", "daphne", "-b", host, "-p", str(port), "pegasus_site.asgi:application"]
 
 
 class Command(BaseCommand):
@@ -66,19 +65,23 @@ class Command(BaseCommand):
         python = sys.executable
         manage = str(settings.BASE_DIR / "manage.py")
         children: list[subprocess.Popen] = [
-            subprocess.Popen(daphne_command(python, host, port), cwd=settings.BASE_DIR,
-                             start_new_session=True)
+            subprocess.Popen(
+                daphne_command(python, host, port), cwd=settings.BASE_DIR, start_new_session=True
+            )
         ]
         if not no_worker:
             children.append(
-                subprocess.Popen([python, manage, "qcluster"], cwd=settings.BASE_DIR,
-                                 start_new_session=True)
+                subprocess.Popen(
+                    [python, manage, "qcluster"], cwd=settings.BASE_DIR, start_new_session=True
+                )
             )
-        self.stdout.write(self.style.SUCCESS(
-            f"Pegasus is running at http://{host}:{port}/ "
-            f"(LLM mode: {'anthropic' if settings.ANTHROPIC_API_KEY else 'offline'}). "
-            "Press Ctrl-C to stop."
-        ))
+        self.stdout.write(
+            self.style.SUCCESS(
+                f"Pegasus is running at http://{host}:{port}/ "
+                f"(LLM mode: {'anthropic' if settings.ANTHROPIC_API_KEY else 'offline'}). "
+                "Press Ctrl-C to stop."
+            )
+        )
 
         stopping = False
 
@@ -93,8 +96,9 @@ class Command(BaseCommand):
             while not stopping:
                 for child in children:
                     if child.poll() is not None:
-                        self.stderr.write(f"a child process exited with code {child.returncode}; "
-                                          "stopping")
+                        self.stderr.write(
+                            f"a child process exited with code {child.returncode}; stopping"
+                        )
                         stopping, exit_code = True, 1
                 time.sleep(0.3)
         finally:

@@ -12,12 +12,23 @@ from django.core.management import CommandError, call_command
 from chat.models import Message
 from memory.models import Episode, ExtractionStatus
 
-SAMPLE = Path(__file__).resolve().parents[3] / "memory" / "bench" / "fixtures" / \
-    "locomo_sample.json"
+SAMPLE = (
+    Path(__file__).resolve().parents[3] / "memory" / "bench" / "fixtures" / "locomo_sample.json"
+)
 SYSTEM = {"recall", "tokens", "p50_ms", "p95_ms"}
-SYSTEMS = ["pegasus", "bm25@5", "bm25@10", "bm25@match", "dense@5", "dense@10", "dense@match",
-           "hybrid@match", "bm25-sentences@match", "hybrid-sentences@match",
-           "full_context"]
+SYSTEMS = [
+    "pegasus",
+    "bm25@5",
+    "bm25@10",
+    "bm25@match",
+    "dense@5",
+    "dense@10",
+    "dense@match",
+    "hybrid@match",
+    "bm25-sentences@match",
+    "hybrid-sentences@match",
+    "full_context",
+]
 
 pytestmark = pytest.mark.django_db
 
@@ -26,16 +37,32 @@ def test_json_output_has_exactly_the_documented_shape_and_cleans_up(settings, al
     settings.ANTHROPIC_API_KEY = "sk-test-not-used"  # --extractor offline hides it for the run
     out, err = StringIO(), StringIO()
 
-    call_command("bench_locomo", str(SAMPLE), "--samples", "1", "--budget", "100", "--json",
-                 stdout=out, stderr=err)
+    call_command(
+        "bench_locomo",
+        str(SAMPLE),
+        "--samples",
+        "1",
+        "--budget",
+        "100",
+        "--json",
+        stdout=out,
+        stderr=err,
+    )
 
     result = json.loads(out.getvalue())
     assert list(result) == ["systems", "by_category", "questions", "skipped_evidence", "graph"]
     graph = result["graph"]
-    assert list(graph) == ["coverage", "evidence_turns", "nodes_per_100_turns",
-                           "edges_per_100_turns", "person_nodes", "suspect_person_nodes",
-                           "suspect_person_share", "timed_evidence_turns",
-                           "timed_evidence_dated"]
+    assert list(graph) == [
+        "coverage",
+        "evidence_turns",
+        "nodes_per_100_turns",
+        "edges_per_100_turns",
+        "person_nodes",
+        "suspect_person_nodes",
+        "suspect_person_share",
+        "timed_evidence_turns",
+        "timed_evidence_dated",
+    ]
     assert 0.0 < graph["coverage"] <= 1.0 and graph["evidence_turns"] > 0
     assert graph["edges_per_100_turns"] > 0 and graph["person_nodes"] >= 2  # both speakers
     assert isinstance(graph["suspect_person_nodes"], list)
@@ -70,19 +97,23 @@ def test_the_replay_extracts_every_session_with_speakers_at_its_date():
 
     conversations = list(Conversation.objects.for_user(user).order_by("started_at"))
     assert [c.started_at.date().isoformat() for c in conversations] == [
-        "2023-03-14", "2023-04-02", "2023-04-21"]
+        "2023-03-14",
+        "2023-04-02",
+        "2023-04-21",
+    ]
     episodes = [Episode.objects.get(conversation=c) for c in conversations]
     assert [e.status for e in episodes] == [ExtractionStatus.DONE] * 3
     assert [e.extractor for e in episodes] == ["offline-spacy"] * 3
     assert episodes[-1].ended_at == end == conversations[-1].ended_at
     turns = Message.objects.for_user(user).order_by("created_at")
-    assert [(m.speaker, m.external_id) for m in turns[:2]] == [("Marcus", "D1:1"),
-                                                               ("Elena", "D1:2")]
+    assert [(m.speaker, m.external_id) for m in turns[:2]] == [
+        ("Marcus", "D1:1"),
+        ("Elena", "D1:2"),
+    ]
     assert turns.count() == len(sample.turns)
     # First person resolved to the speaker: both speakers are people of the graph, and the
     # account holder (nobody in the dialogue) has no self node.
-    people = set(Node.objects.for_user(user).filter(kind="PERSON").values_list("name",
-                                                                                flat=True))
+    people = set(Node.objects.for_user(user).filter(kind="PERSON").values_list("name", flat=True))
     assert {"Marcus", "Elena"} <= people
     assert not Node.objects.for_user(user).filter(is_self=True).exists()
 

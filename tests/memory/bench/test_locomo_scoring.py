@@ -9,27 +9,39 @@ import pytest
 from memory.bench import locomo
 from memory.bench.bm25 import BM25, tokens
 
-SAMPLE = Path(__file__).resolve().parents[3] / "memory" / "bench" / "fixtures" / \
-    "locomo_sample.json"
+SAMPLE = (
+    Path(__file__).resolve().parents[3] / "memory" / "bench" / "fixtures" / "locomo_sample.json"
+)
 
 
 def turn(dia_id: str, text: str, speaker: str = "Ana") -> locomo.Turn:
     return locomo.Turn(dia_id, speaker, text, int(dia_id[1:].split(":")[0]))
 
 
-@pytest.mark.parametrize(("text", "expected"), [
-    ("1:56 pm on 8 May, 2023", datetime(2023, 5, 8, 13, 56, tzinfo=UTC)),
-    ("10:37 am on 27 May, 2023", datetime(2023, 5, 27, 10, 37, tzinfo=UTC)),
-    ("12:05 am on 1 January, 2024", datetime(2024, 1, 1, 0, 5, tzinfo=UTC)),
-    ("12:30 pm on 3 Sept 2023", datetime(2023, 9, 3, 12, 30, tzinfo=UTC)),
-    ("7:02 P.M. on 9 jun, 2023", datetime(2023, 6, 9, 19, 2, tzinfo=UTC)),
-])
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("1:56 pm on 8 May, 2023", datetime(2023, 5, 8, 13, 56, tzinfo=UTC)),
+        ("10:37 am on 27 May, 2023", datetime(2023, 5, 27, 10, 37, tzinfo=UTC)),
+        ("12:05 am on 1 January, 2024", datetime(2024, 1, 1, 0, 5, tzinfo=UTC)),
+        ("12:30 pm on 3 Sept 2023", datetime(2023, 9, 3, 12, 30, tzinfo=UTC)),
+        ("7:02 P.M. on 9 jun, 2023", datetime(2023, 6, 9, 19, 2, tzinfo=UTC)),
+    ],
+)
 def test_session_dates_parse_to_aware_utc(text, expected):
     assert locomo.parse_session_date(text) == expected
 
 
-@pytest.mark.parametrize("text", ["", "8 May 2023", "13:56 pm on 8 May, 2023",
-                                  "1:56 pm on 8 Maybe, 2023", "1:56 pm on 31 June, 2023"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "",
+        "8 May 2023",
+        "13:56 pm on 8 May, 2023",
+        "1:56 pm on 8 Maybe, 2023",
+        "1:56 pm on 31 June, 2023",
+    ],
+)
 def test_unreadable_dates_are_refused(text):
     with pytest.raises(locomo.LocomoFormatError):
         locomo.parse_session_date(text)
@@ -39,7 +51,8 @@ def test_malformed_and_unknown_evidence_ids_are_skipped_and_counted():
     known = {"D1:3", "D2:1", "D8:6", "D9:17"}
 
     valid, skipped = locomo.parse_evidence(
-        ["D1:3", "D2-1", "D30:05", "D8:6; D9:17", "D1:3", 7, "d2:1", "D:1:3"], known)
+        ["D1:3", "D2-1", "D30:05", "D8:6; D9:17", "D1:3", 7, "d2:1", "D:1:3"], known
+    )
 
     assert valid == ["D1:3", "D8:6", "D9:17"]  # a repeat is listed once
     assert skipped == ["D2-1", "D30:05", "7", "d2:1", "D:1:3"]
@@ -64,42 +77,76 @@ def test_the_sample_loads_with_its_sessions_dates_and_skips():
 
 
 def test_sessions_are_counted_from_their_keys_not_assumed_contiguous():
-    data = [{"conversation": {
-        "speaker_a": "A", "speaker_b": "B",
-        "session_2": [{"speaker": "A", "dia_id": "D2:1", "text": "hi"}],
-        "session_2_date_time": "1:00 pm on 2 May, 2023",
-        "session_10": [{"speaker": "B", "dia_id": "D10:1", "text": "yo"}],
-        "session_10_date_time": "1:00 pm on 9 May, 2023",
-    }, "qa": []}]
+    data = [
+        {
+            "conversation": {
+                "speaker_a": "A",
+                "speaker_b": "B",
+                "session_2": [{"speaker": "A", "dia_id": "D2:1", "text": "hi"}],
+                "session_2_date_time": "1:00 pm on 2 May, 2023",
+                "session_10": [{"speaker": "B", "dia_id": "D10:1", "text": "yo"}],
+                "session_10_date_time": "1:00 pm on 9 May, 2023",
+            },
+            "qa": [],
+        }
+    ]
 
     (sample,) = locomo.load_samples(data)
 
     assert [s.number for s in sample.sessions] == [2, 10]
 
 
-@pytest.mark.parametrize(("data", "message"), [
-    ({"conversation": {}}, "a JSON list"),
-    ([{"qa": []}], "conversation"),
-    ([{"conversation": {"session_1": "x", "session_1_date_time": "1:00 pm on 2 May, 2023"}}],
-     "not a list"),
-    ([{"conversation": {"session_1": [{"speaker": "A", "text": "t"}],
-                        "session_1_date_time": "1:00 pm on 2 May, 2023"}}], "dia_id"),
-    ([{"conversation": {"session_1": [], "session_1_date_time": "1:00 pm on 2 May, 2023"},
-       "qa": [{"question": "q", "category": 9}]}], "category"),
-])
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        ({"conversation": {}}, "a JSON list"),
+        ([{"qa": []}], "conversation"),
+        (
+            [{"conversation": {"session_1": "x", "session_1_date_time": "1:00 pm on 2 May, 2023"}}],
+            "not a list",
+        ),
+        (
+            [
+                {
+                    "conversation": {
+                        "session_1": [{"speaker": "A", "text": "t"}],
+                        "session_1_date_time": "1:00 pm on 2 May, 2023",
+                    }
+                }
+            ],
+            "dia_id",
+        ),
+        (
+            [
+                {
+                    "conversation": {
+                        "session_1": [],
+                        "session_1_date_time": "1:00 pm on 2 May, 2023",
+                    },
+                    "qa": [{"question": "q", "category": 9}],
+                }
+            ],
+            "category",
+        ),
+    ],
+)
 def test_shapes_that_are_not_locomo_are_refused_with_where(data, message):
     with pytest.raises(locomo.LocomoFormatError, match=message):
         locomo.load_samples(data)
 
 
 def test_evidence_recall_of_a_known_context():
-    turns = [turn("D1:1", "I adopted a beagle named Biscuit."),
-             turn("D1:2", "My sister lives in Toronto."),
-             turn("D2:1", "Yes.")]
+    turns = [
+        turn("D1:1", "I adopted a beagle named Biscuit."),
+        turn("D1:2", "My sister lives in Toronto."),
+        turn("D2:1", "Yes."),
+    ]
     # One snippet cut from D1:1 (its source is known); D1:2 is covered because its whole text
     # occurs in an injected snippet; D2:1 is nowhere.
-    injected = [("D1:1", "I adopted a beagle"),
-                (None, "she said: My sister lives in   Toronto. Then left")]
+    injected = [
+        ("D1:1", "I adopted a beagle"),
+        (None, "she said: My sister lives in   Toronto. Then left"),
+    ]
 
     covered = locomo.covered_turns(injected, turns)
 
@@ -112,8 +159,9 @@ def test_evidence_recall_of_a_known_context():
 def test_tokens_are_words_times_1_3():
     assert locomo.count_tokens("") == 0.0
     assert locomo.count_tokens("one two  three\nfour") == pytest.approx(5.2)
-    rendered = locomo.render_turns([turn("D1:1", "Hello   there", "Ana"),
-                                    turn("D1:2", "Hi", "Ben")])
+    rendered = locomo.render_turns(
+        [turn("D1:1", "Hello   there", "Ana"), turn("D1:2", "Hi", "Ben")]
+    )
     assert rendered == "Ana: Hello there\nBen: Hi"
 
 
@@ -127,14 +175,31 @@ def test_match_k_picks_the_k_whose_mean_tokens_is_closest():
 
 
 def test_the_report_scores_every_system_on_known_rankings():
-    sample = locomo.Sample("s", "Ana", "Ben", (locomo.Session(1, datetime(2023, 5, 8,
-                                                                      tzinfo=UTC), tuple(
-        turn(f"D1:{i}", f"word{i} " * 3) for i in range(1, 13))),), ())
+    sample = locomo.Sample(
+        "s",
+        "Ana",
+        "Ben",
+        (
+            locomo.Session(
+                1,
+                datetime(2023, 5, 8, tzinfo=UTC),
+                tuple(turn(f"D1:{i}", f"word{i} " * 3) for i in range(1, 13)),
+            ),
+        ),
+        (),
+    )
     question = locomo.Question("q", "a", 1, ("D1:2", "D1:11"))
     order = [f"D1:{i}" for i in range(1, 13)]
-    asked = locomo.Asked("s", question, {"D1:2"}, pegasus_tokens=15.6, pegasus_ms=4.0,
-                         rankings={"bm25": order, "dense": order[::-1]},
-                         ranking_ms={"bm25": 0.1, "dense": 2.0}, full_tokens=62.4)
+    asked = locomo.Asked(
+        "s",
+        question,
+        {"D1:2"},
+        pegasus_tokens=15.6,
+        pegasus_ms=4.0,
+        rankings={"bm25": order, "dense": order[::-1]},
+        ranking_ms={"bm25": 0.1, "dense": 2.0},
+        full_tokens=62.4,
+    )
 
     result = locomo.report([asked], [sample], skipped_evidence=3)
 
@@ -152,8 +217,13 @@ def test_the_report_scores_every_system_on_known_rankings():
 
 
 def test_bm25_ranks_the_document_with_the_rare_query_term_first():
-    corpus = ["the cat sat on the mat", "the dog chased the cat", "a beagle named biscuit",
-              "cats and dogs and cats", "nothing to see here"]
+    corpus = [
+        "the cat sat on the mat",
+        "the dog chased the cat",
+        "a beagle named biscuit",
+        "cats and dogs and cats",
+        "nothing to see here",
+    ]
     index = BM25([tokens(text) for text in corpus])
 
     assert index.top(tokens("biscuit the beagle"), 2)[0] == 2

@@ -20,6 +20,7 @@ def spec_read(settings):
     MEMORY_READ_STRATEGY defaults to (other strategies add to it and have their own tests)."""
     settings.MEMORY_READ_STRATEGY = "spec"
 
+
 NOW = "2026-01-01T12:00:00+00:00"  # = T0
 
 
@@ -42,13 +43,24 @@ def test_json_output_is_the_spec_record(alice, graph):
 
     data = json.loads(run("How is Joshua?", "--user", "alice", "--now", NOW, "--json"))
 
-    assert list(data) == ["words", "seeds", "fired", "memory_lines", "context_snippets",
-                          "crossed_edges", "text", "timings_ms"]
-    assert data["seeds"] == [{"name": "Joshua", "kind": "PERSON", "key": "Joshua",
-                              "similarity": 1.0}]
+    assert list(data) == [
+        "words",
+        "seeds",
+        "fired",
+        "memory_lines",
+        "context_snippets",
+        "crossed_edges",
+        "text",
+        "timings_ms",
+    ]
+    assert data["seeds"] == [
+        {"name": "Joshua", "kind": "PERSON", "key": "Joshua", "similarity": 1.0}
+    ]
     # Trevor gets 1 · 100/100 · 0.6 = 0.6 (reverse) and returns 0.6 · 0.6 = 0.36.
     assert [(f["id"], f["score"], f["direction"], f["hop"]) for f in data["fired"]] == [
-        (joshua.pk, 1.36, "seed", 0), (trevor.pk, 0.6, "reverse", 1)]
+        (joshua.pk, 1.36, "seed", 0),
+        (trevor.pk, 0.6, "reverse", 1),
+    ]
     assert data["memory_lines"] == ["Trevor -[HAS_BOSS]-> Joshua"]
     assert data["crossed_edges"] == [edge.pk]
     assert data["text"].startswith("[MEMORY]\nTrevor -[HAS_BOSS]-> Joshua\n[/MEMORY]")
@@ -61,7 +73,7 @@ def test_human_output_shows_every_part_of_the_record(alice, graph):
     assert "1.0000  Joshua (PERSON)  via key 'Joshua'" in text
     assert "1.3600  seed" in text and "0.6000  reverse" in text
     assert "  Trevor -[HAS_BOSS]-> Joshua" in text
-    assert '[Joshua, edge #' in text and '"my current boss, Joshua"' in text
+    assert "[Joshua, edge #" in text and '"my current boss, Joshua"' in text
     assert "timings: embed" in text
     assert "  [MEMORY]" in text
 
@@ -87,8 +99,7 @@ def test_the_time_of_the_read_decides_what_is_live(alice):
 
     soon = json.loads(run("joshua", "--user", "alice", "--now", NOW, "--json"))
     # Ephemeral: 100 · e^(−0.2 · 30) = 0.25 after 30 days — below 2.0, dormant at read time.
-    later = json.loads(run("joshua", "--user", "alice", "--now", "2026-01-31T12:00:00Z",
-                           "--json"))
+    later = json.loads(run("joshua", "--user", "alice", "--now", "2026-01-31T12:00:00Z", "--json"))
 
     assert soon["memory_lines"] == ["Trevor -[MEETS]-> Joshua"]
     assert later["memory_lines"] == [] and later["crossed_edges"] == []

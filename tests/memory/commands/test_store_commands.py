@@ -46,7 +46,8 @@ def test_export_then_import_through_files_round_trips(alice, bob, tmp_path):
     run("import_graph", str(first), "--user", "bob")
     run("export_graph", str(second), "--user", "bob")
     assert canonical_graph(json.loads(second.read_text("utf-8"))) == canonical_graph(
-        json.loads(first.read_text("utf-8")))
+        json.loads(first.read_text("utf-8"))
+    )
 
 
 def test_bobs_export_command_shows_nothing_of_alices(alice, bob):
@@ -59,16 +60,21 @@ def test_bobs_export_command_shows_nothing_of_alices(alice, bob):
     ("content", "message"),
     [
         (None, "cannot read"),
-        (b"{not json", "is not valid JSON: Expecting property name enclosed in double quotes "
-                       "at line 1 column 2"),
+        (
+            b"{not json",
+            "is not valid JSON: Expecting property name enclosed in double quotes "
+            "at line 1 column 2",
+        ),
         (b"\xff\xfe{}", "is not UTF-8 text"),
-        (b'{"format": "pegasus-graph/1", "nodes": [{"id": "n1", "kind": "ANIMAL", '
-         b'"name": "Rex"}]}', 'nodes[0] (id "n1"): "kind" must be one of'),
+        (
+            b'{"format": "pegasus-graph/1", "nodes": [{"id": "n1", "kind": "ANIMAL", '
+            b'"name": "Rex"}]}',
+            'nodes[0] (id "n1"): "kind" must be one of',
+        ),
     ],
     ids=["missing file", "invalid json", "not utf-8", "format error"],
 )
-def test_import_graph_command_fails_with_a_clear_one_line_error(alice, tmp_path, content,
-                                                                 message):
+def test_import_graph_command_fails_with_a_clear_one_line_error(alice, tmp_path, content, message):
     path = tmp_path / "graph.json"
     if content is not None:
         path.write_bytes(content)
@@ -92,10 +98,13 @@ def test_commands_refuse_an_unknown_account(command, tmp_path):
         run(command, *args, "--user", "nobody")
 
 
-@pytest.mark.parametrize(("value", "message"), [
-    ("yesterday", "is not an ISO 8601 date-time"),
-    ("2026-01-01T00:00:00", "needs a UTC offset"),
-])
+@pytest.mark.parametrize(
+    ("value", "message"),
+    [
+        ("yesterday", "is not an ISO 8601 date-time"),
+        ("2026-01-01T00:00:00", "needs a UTC offset"),
+    ],
+)
 def test_commands_refuse_a_bad_now(alice, value, message):
     with pytest.raises(CommandError, match=message):
         run("decay", "--user", "alice", "--now", value)
@@ -125,21 +134,25 @@ def test_decay_command_for_everyone_prints_progress_and_a_total(alice, bob):
     assert lines[0].startswith("decay: 1/1 (100%)")
     assert "ETA" in lines[0]
     assert lines[-1].startswith("decay at 2030-01-01T00:00:00+00:00: 1 users, ")
-    assert run("decay", "--now", "2030-01-01T00:00:00Z").strip().splitlines()[-1].startswith(
-        "decay at 2030-01-01T00:00:00+00:00: 1 users, 0 edges flagged dormant")
+    assert (
+        run("decay", "--now", "2030-01-01T00:00:00Z")
+        .strip()
+        .splitlines()[-1]
+        .startswith("decay at 2030-01-01T00:00:00+00:00: 1 users, 0 edges flagged dormant")
+    )
 
 
 def test_reembed_command_recomputes_only_the_chosen_users_keys(alice, bob):
     import_graph(user=alice, data=json.loads(RICH.read_text(encoding="utf-8")), now=NOW)
     total = MemoryKey.objects.for_user(alice).count()
     out = run("reembed", "--user", "bob")
-    assert out.strip().splitlines()[-1].startswith(
-        "reembed: 0 keys and 0 sentences of bob recomputed")
+    assert (
+        out.strip().splitlines()[-1].startswith("reembed: 0 keys and 0 sentences of bob recomputed")
+    )
     out = run("reembed", "--user", "alice")
     lines = out.strip().splitlines()
     assert lines[0].startswith(f"reembed keys: {total}/{total} (100%)")
-    assert lines[-1].startswith(
-        f"reembed: {total} keys and 0 sentences of alice recomputed with ")
+    assert lines[-1].startswith(f"reembed: {total} keys and 0 sentences of alice recomputed with ")
 
 
 def test_bench_store_measures_a_small_run_and_leaves_no_account_behind(alice, django_user_model):

@@ -43,9 +43,14 @@ def live_lines(user):
 
 
 def test_write_batch_prints_what_was_added_merged_held_and_dropped(alice):
-    Node.objects.create(user=alice, kind="PERSON", name="William", normalised_name="william",
-                        created_at=datetime(2026, 1, 1, tzinfo=UTC),
-                        updated_at=datetime(2026, 1, 1, tzinfo=UTC))
+    Node.objects.create(
+        user=alice,
+        kind="PERSON",
+        name="William",
+        normalised_name="william",
+        created_at=datetime(2026, 1, 1, tzinfo=UTC),
+        updated_at=datetime(2026, 1, 1, tzinfo=UTC),
+    )
     run("write_batch", str(BATCHES / "bill.json"), "--user", "alice", "--now", NOW)
     output = run("write_batch", str(BATCHES / "dirty.json"), "--user", "alice", "--now", NOW)
 
@@ -61,11 +66,15 @@ def test_write_batch_prints_what_was_added_merged_held_and_dropped(alice):
 
 
 def test_write_batch_json_prints_the_summary(alice):
-    output = run("write_batch", str(BATCHES / "placeholders.json"), "--user", "alice",
-                 "--now", NOW, "--json")
+    output = run(
+        "write_batch", str(BATCHES / "placeholders.json"), "--user", "alice", "--now", NOW, "--json"
+    )
     data = json.loads(output)
-    assert data["added"]["edges"] == ["alice -[HAS_BOSS]-> Joshua", "alice -[WORKS_AT]-> Acme",
-                                      "alice -[LIKES]-> hiking"]
+    assert data["added"]["edges"] == [
+        "alice -[HAS_BOSS]-> Joshua",
+        "alice -[WORKS_AT]-> Acme",
+        "alice -[LIKES]-> hiking",
+    ]
     episode = Episode.objects.for_user(alice).get()
     assert data["episode"] == episode.pk
     assert episode.created_at == datetime(2026, 3, 1, 12, tzinfo=UTC)
@@ -76,8 +85,9 @@ def test_write_batch_json_prints_the_summary(alice):
 def test_write_batch_refuses_bad_input_and_writes_nothing(alice, tmp_path):
     bad = tmp_path / "bad.json"
     bad.write_text('{"format": "pegasus-batch/1", "relations": {}}')
-    with pytest.raises(CommandError,
-                       match="'relations' must be a list, got dict; nothing was written"):
+    with pytest.raises(
+        CommandError, match="'relations' must be a list, got dict; nothing was written"
+    ):
         run("write_batch", str(bad), "--user", "alice")
     bad.write_text("{nope")
     with pytest.raises(CommandError, match="not valid JSON"):
@@ -87,19 +97,32 @@ def test_write_batch_refuses_bad_input_and_writes_nothing(alice, tmp_path):
     with pytest.raises(CommandError, match="no account"):
         run("write_batch", str(BATCHES / "bill.json"), "--user", "nobody")
     with pytest.raises(CommandError, match="UTC offset"):
-        run("write_batch", str(BATCHES / "bill.json"), "--user", "alice", "--now",
-            "2026-03-01T12:00:00")
+        run(
+            "write_batch",
+            str(BATCHES / "bill.json"),
+            "--user",
+            "alice",
+            "--now",
+            "2026-03-01T12:00:00",
+        )
     assert not Episode.objects.exists() and not Node.objects.exists()
 
 
 def test_write_batch_for_bob_never_touches_alices_graph(alice, bob):
     run("write_batch", str(BATCHES / "placeholders.json"), "--user", "alice", "--now", NOW)
     before = live_lines(alice)
-    run("write_batch", str(BATCHES / "reobserve_boss.json"), "--user", "bob", "--now",
-        "2026-03-05T12:00:00+00:00")
+    run(
+        "write_batch",
+        str(BATCHES / "reobserve_boss.json"),
+        "--user",
+        "bob",
+        "--now",
+        "2026-03-05T12:00:00+00:00",
+    )
     assert live_lines(alice) == before
-    assert Edge.objects.for_user(alice).get(relation="HAS_BOSS").last_touched_at == \
-        datetime(2026, 3, 1, 12, tzinfo=UTC)
+    assert Edge.objects.for_user(alice).get(relation="HAS_BOSS").last_touched_at == datetime(
+        2026, 3, 1, 12, tzinfo=UTC
+    )
     assert live_lines(bob) == ["bob -[HAS_BOSS]-> Joshua"]
 
 
@@ -108,12 +131,21 @@ def test_write_batch_for_bob_never_touches_alices_graph(alice, bob):
 
 def ended(user, *texts, incognito=False):
     start = datetime(2026, 3, 1, 9, tzinfo=UTC)
-    conversation = Conversation.objects.create(user=user, started_at=start, status="ended",
-                                               ended_at=start + timedelta(minutes=30),
-                                               incognito=incognito)
+    conversation = Conversation.objects.create(
+        user=user,
+        started_at=start,
+        status="ended",
+        ended_at=start + timedelta(minutes=30),
+        incognito=incognito,
+    )
     for i, text in enumerate(texts):
-        Message.objects.create(user=user, conversation=conversation, role="user", text=text,
-                               created_at=start + timedelta(minutes=i))
+        Message.objects.create(
+            user=user,
+            conversation=conversation,
+            role="user",
+            text=text,
+            created_at=start + timedelta(minutes=i),
+        )
     return conversation
 
 
@@ -130,8 +162,7 @@ def test_extract_sync_runs_once_and_force_runs_the_write_again(alice):
     boss.refresh_from_db()
     assert boss.last_touched_at == touched
 
-    forced = run("extract", "--conversation", str(conversation.pk), "--sync", "--force",
-                 "--json")
+    forced = run("extract", "--conversation", str(conversation.pk), "--sync", "--force", "--json")
     assert json.loads(forced)["reinforced"] == ["alice -[HAS_BOSS]-> Joshua"]
     assert Edge.objects.for_user(alice).count() == 1
     assert Episode.objects.for_user(alice).count() == 1
@@ -151,8 +182,7 @@ def test_extract_never_runs_an_incognito_or_open_conversation(alice):
     secret = ended(alice, "My boss Joshua is great.", incognito=True)
     output = run("extract", "--conversation", str(secret.pk), "--sync", "--force")
     assert "skipped (incognito conversation); never extracted" in output
-    open_one = Conversation.objects.create(user=alice, started_at=datetime(2026, 3, 1,
-                                                                           tzinfo=UTC))
+    open_one = Conversation.objects.create(user=alice, started_at=datetime(2026, 3, 1, tzinfo=UTC))
     with pytest.raises(CommandError, match="still open"):
         run("extract", "--conversation", str(open_one.pk), "--sync")
     assert not Edge.objects.exists()

@@ -24,10 +24,14 @@ def random_graph(rng: random.Random, n: int, m: int) -> list[EdgeView]:
 def run_both(n, edges, seeds, hops=2, factor=0.6):
     acts, crossed = spread(seeds, edges, hops=hops, factor=factor)
     arrays = spread_arrays(
-        n, np.array(seeds, dtype=np.int64),
+        n,
+        np.array(seeds, dtype=np.int64),
         np.array([e.source for e in edges], dtype=np.int64),
         np.array([e.target for e in edges], dtype=np.int64),
-        np.array([e.strength for e in edges]), hops=hops, factor=factor)
+        np.array([e.strength for e in edges]),
+        hops=hops,
+        factor=factor,
+    )
     return acts, crossed, arrays
 
 
@@ -57,8 +61,9 @@ def test_a_hub_with_thousands_of_seeds_agrees_too():
     n = 3000
     edges = [EdgeView(i + 1, 0, i + 1, "KNOWS", rng.uniform(2, 100)) for i in range(n - 1)]
     edges += random_graph(rng, n, 4000)
-    edges = [EdgeView(i + 1, e.source, e.target, e.relation, e.strength)
-             for i, e in enumerate(edges)]
+    edges = [
+        EdgeView(i + 1, e.source, e.target, e.relation, e.strength) for i, e in enumerate(edges)
+    ]
     seeds = rng.sample(range(n), 1500)
 
     acts, crossed, arrays = run_both(n, edges, seeds)
@@ -71,8 +76,12 @@ def test_a_hub_with_thousands_of_seeds_agrees_too():
 
 
 def test_negative_nan_and_self_loop_edges_conduct_nothing():
-    edges = [EdgeView(1, 0, 1, "A", -5.0), EdgeView(2, 0, 2, "A", float("nan")),
-             EdgeView(3, 0, 0, "A", 50.0), EdgeView(4, 0, 3, "A", 40.0)]
+    edges = [
+        EdgeView(1, 0, 1, "A", -5.0),
+        EdgeView(2, 0, 2, "A", float("nan")),
+        EdgeView(3, 0, 0, "A", 50.0),
+        EdgeView(4, 0, 3, "A", 40.0),
+    ]
 
     acts, crossed, arrays = run_both(4, edges, [0])
 
@@ -97,8 +106,9 @@ def test_co_episode_gainers_match_the_reference_bonus(seed):
     edges = random_graph(rng, n, 2 * n)
     seeds = rng.sample(range(n), rng.randint(1, 4))
     acts, _, arrays = run_both(n, edges, seeds)
-    memberships = {(rng.randrange(n), rng.randrange(max(1, n // 4)))
-                   for _ in range(rng.randint(0, 3 * n))}
+    memberships = {
+        (rng.randrange(n), rng.randrange(max(1, n // 4))) for _ in range(rng.randint(0, 3 * n))
+    }
     node_episodes: dict[int, list[int]] = {}
     for node, episode in sorted(memberships):
         node_episodes.setdefault(node, []).append(episode)

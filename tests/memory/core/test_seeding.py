@@ -151,10 +151,14 @@ def test_resolve_seed_offers_agrees_with_resolve_seed_nodes(seed):
     n_nodes = rng.randint(1, 40)
     live = set(rng.sample(range(n_nodes), rng.randint(1, n_nodes)))
     labels = ["KNOWS", "WORKS_AT", "LIKES"]
-    relation_ends = {label: [(rng.randrange(n_nodes), rng.randrange(n_nodes))
-                             for _ in range(rng.randint(0, 15))] for label in labels}
-    relation_ends = {label: [(a, b) for a, b in ends if a in live and b in live]
-                     for label, ends in relation_ends.items()}
+    relation_ends = {
+        label: [(rng.randrange(n_nodes), rng.randrange(n_nodes)) for _ in range(rng.randint(0, 15))]
+        for label in labels
+    }
+    relation_ends = {
+        label: [(a, b) for a, b in ends if a in live and b in live]
+        for label, ends in relation_ends.items()
+    }
     targets, hits, offers = [], [], []
     for i in range(rng.randint(0, 12)):
         similarity = rng.choice([0.3, 0.5, 0.5, rng.uniform(0.3, 1.0)])

@@ -17,20 +17,30 @@ SAID = datetime(2023, 5, 8, 12, 0, tzinfo=UTC)  # a Monday
 
 def extract(turns):
     """``turns``: (speaker, text) pairs, or texts of the account holder."""
-    turns = [Turn(f"m{i}", *((t[1], t[0]) if isinstance(t, tuple) else (t, None)))
-             for i, t in enumerate(turns, start=1)]
+    turns = [
+        Turn(f"m{i}", *((t[1], t[0]) if isinstance(t, tuple) else (t, None)))
+        for i, t in enumerate(turns, start=1)
+    ]
     result = OfflineExtractor().extract(turns=turns, started_at=SAID, ended_at=SAID)
-    cleaned = clean_batch(result.batch, messages={t.message_id: t.text for t in turns},
-                          known_names={})
+    cleaned = clean_batch(
+        result.batch, messages={t.message_id: t.text for t in turns}, known_names={}
+    )
     assert cleaned.drops == []  # every snippet is verbatim in the message it cites
     return cleaned.batch
 
 
 def claims(batch):
     names = {e["ref"]: e["name"] for e in batch["entities"]}
-    return {(names.get(r["source"], r["source"]), r["relation"],
-             names.get(r["target"], r["target"]), r["occurred"], r["message"])
-            for r in batch["relations"]}
+    return {
+        (
+            names.get(r["source"], r["source"]),
+            r["relation"],
+            names.get(r["target"], r["target"]),
+            r["occurred"],
+            r["message"],
+        )
+        for r in batch["relations"]
+    }
 
 
 DIALOGUE = [
@@ -66,43 +76,79 @@ def test_a_dialogue_files_what_was_said_with_its_dates():
     kinds = {e["name"]: e["kind"] for e in batch["entities"]}
     assert kinds["pottery class"] == "EVENT" and kinds["Stripe"] == "ORG"
     assert {e["name"] for e in batch["entities"] if e["kind"] == "PERSON"} == {
-        "Dana", "Sam", "Priya Shah"}
+        "Dana",
+        "Sam",
+        "Priya Shah",
+    }
 
 
 def test_the_same_thing_said_three_ways_is_one_node():
-    batch = extract(["My kids love the zoo.", "The kids went to the zoo on Saturday.",
-                     "I took kids to the zoo again."])
+    batch = extract(
+        [
+            "My kids love the zoo.",
+            "The kids went to the zoo on Saturday.",
+            "I took kids to the zoo again.",
+        ]
+    )
     assert [e["name"] for e in batch["entities"] if e["name"].endswith("kids")] == ["kids"]
     assert [e["name"] for e in batch["entities"] if "zoo" in e["name"]] == ["zoo"]
 
 
-@pytest.mark.parametrize("text", [
-    "Hey there!", "Thanks, that helps.", "What do you think about Lisbon?", "Wow!",
-    "They work at Google.", "You could be a great counselor.",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Hey there!",
+        "Thanks, that helps.",
+        "What do you think about Lisbon?",
+        "Wow!",
+        "They work at Google.",
+        "You could be a great counselor.",
+    ],
+)
 def test_sentences_that_state_nothing_file_nothing(text):
     assert extract([text])["relations"] == []
 
 
 def test_at_most_three_edges_per_sentence_and_no_long_fragments():
-    batch = extract(["I bought apples, pears, plums, cherries, grapes and melons at the "
-                     "farmers market with my sister and my aunt last Sunday."])
+    batch = extract(
+        [
+            "I bought apples, pears, plums, cherries, grapes and melons at the "
+            "farmers market with my sister and my aunt last Sunday."
+        ]
+    )
     assert 1 <= len(batch["relations"]) <= MAX_EDGES
     assert all(len(e["name"].split()) <= 6 for e in batch["entities"])
 
 
 def test_common_words_never_become_people():
-    batch = extract([("Mel", "Ya know, Nature is Super! Wanna come? Life is good, y'all."),
-                     ("Caro", "Brave is a great song by Sara Bareilles.")])
+    batch = extract(
+        [
+            ("Mel", "Ya know, Nature is Super! Wanna come? Life is good, y'all."),
+            ("Caro", "Brave is a great song by Sara Bareilles."),
+        ]
+    )
     people = {e["name"] for e in batch["entities"] if e["kind"] == "PERSON"}
     assert people <= {"Mel", "Caro", "Sara Bareilles"}
 
 
-@pytest.mark.parametrize(("name", "plausible"), [
-    ("Caroline", True), ("Matt Patterson", True), ("Priya", True), ("Mr. Patterson", True),
-    ("Nature", False), ("Super", False), ("Wanna", False), ("Ya", False), ("Life", False),
-    ("Will", False), ("Cucumber", False), ("Kickboxing", False), ("Summer Sounds", False),
-])
+@pytest.mark.parametrize(
+    ("name", "plausible"),
+    [
+        ("Caroline", True),
+        ("Matt Patterson", True),
+        ("Priya", True),
+        ("Mr. Patterson", True),
+        ("Nature", False),
+        ("Super", False),
+        ("Wanna", False),
+        ("Ya", False),
+        ("Life", False),
+        ("Will", False),
+        ("Cucumber", False),
+        ("Kickboxing", False),
+        ("Summer Sounds", False),
+    ],
+)
 def test_plausible_person_names(name, plausible):
     assert plausible_person_name(name) is plausible
 
@@ -112,23 +158,26 @@ def test_the_suspect_measure_flags_common_words_but_not_given_names():
     assert not common_word("Caroline") and not common_word("Matt Patterson")
 
 
-@pytest.mark.parametrize(("text", "future", "expected"), [
-    ("I went yesterday", False, "2023-05-07"),
-    ("we met last Tues", False, "2023-05-02"),
-    ("last week was busy", False, "2023-05-01/2023-05-07"),
-    ("last weekend we hiked", False, "2023-05-06/2023-05-07"),
-    ("two years ago", False, "2021"),
-    ("a few days ago", False, "2023-05-05"),
-    ("in May", False, "2023-05"),
-    ("in December", False, "2022-12"),
-    ("in December", True, "2023-12"),
-    ("next month", True, "2023-06"),
-    ("last summer", False, "2022-06-01/2022-08-31"),
-    ("on Friday", False, "2023-05-05"),
-    ("on May 3, 2022", False, "2022-05-03"),
-    ("back in 2019", False, "2019"),
-    ("I like tea", False, ""),
-])
+@pytest.mark.parametrize(
+    ("text", "future", "expected"),
+    [
+        ("I went yesterday", False, "2023-05-07"),
+        ("we met last Tues", False, "2023-05-02"),
+        ("last week was busy", False, "2023-05-01/2023-05-07"),
+        ("last weekend we hiked", False, "2023-05-06/2023-05-07"),
+        ("two years ago", False, "2021"),
+        ("a few days ago", False, "2023-05-05"),
+        ("in May", False, "2023-05"),
+        ("in December", False, "2022-12"),
+        ("in December", True, "2023-12"),
+        ("next month", True, "2023-06"),
+        ("last summer", False, "2022-06-01/2022-08-31"),
+        ("on Friday", False, "2023-05-05"),
+        ("on May 3, 2022", False, "2022-05-03"),
+        ("back in 2019", False, "2019"),
+        ("I like tea", False, ""),
+    ],
+)
 def test_relative_time_resolves_against_the_conversation_date(text, future, expected):
     assert resolve_occurred(text, date(2023, 5, 8), future=future) == expected
 

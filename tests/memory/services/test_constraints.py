@@ -15,8 +15,15 @@ NOW = datetime(2026, 1, 1, tzinfo=UTC)
 
 
 def node(user, name, kind="PERSON", **fields):
-    return Node.objects.create(user=user, kind=kind, name=name, normalised_name=name.lower(),
-                               created_at=NOW, updated_at=NOW, **fields)
+    return Node.objects.create(
+        user=user,
+        kind=kind,
+        name=name,
+        normalised_name=name.lower(),
+        created_at=NOW,
+        updated_at=NOW,
+        **fields,
+    )
 
 
 @pytest.fixture
@@ -56,8 +63,9 @@ def test_only_one_live_edge_per_claim(alice, ends):
     assert not rejected(lambda: edge(alice, trevor, acme))
 
 
-@pytest.mark.parametrize("label", ["works_at", "WORKS AT", "_WORKS", "WORKS__AT", "A_B_C_D_E",
-                                   "1WORKS", ""])
+@pytest.mark.parametrize(
+    "label", ["works_at", "WORKS AT", "_WORKS", "WORKS__AT", "A_B_C_D_E", "1WORKS", ""]
+)
 def test_relation_labels_must_be_uppercase_and_one_to_four_words(alice, ends, label):
     trevor, acme = ends
     assert rejected(lambda: edge(alice, trevor, acme, relation=label))
@@ -69,8 +77,9 @@ def test_well_formed_relation_labels_are_accepted(alice, ends, label):
     assert not rejected(lambda: edge(alice, trevor, acme, relation=label))
 
 
-@pytest.mark.parametrize(("strength", "bad"), [(101, True), (-1, True), (100, False),
-                                                (0, False), (100.0001, True)])
+@pytest.mark.parametrize(
+    ("strength", "bad"), [(101, True), (-1, True), (100, False), (0, False), (100.0001, True)]
+)
 def test_strength_stays_within_0_and_100(alice, ends, strength, bad):
     trevor, acme = ends
     assert rejected(lambda: edge(alice, trevor, acme, strength_at_touch=strength)) is bad
@@ -87,13 +96,19 @@ def test_node_confidence_stays_within_0_and_1(alice):
     assert not rejected(lambda: node(alice, "Dana", confidence=1.0))
 
 
-@pytest.mark.parametrize(("stability", "bad"), [("stable", True), ("immutable", True),
-                                                 ("mutable", True), ("time_bound", False),
-                                                 ("ephemeral", False)])
+@pytest.mark.parametrize(
+    ("stability", "bad"),
+    [
+        ("stable", True),
+        ("immutable", True),
+        ("mutable", True),
+        ("time_bound", False),
+        ("ephemeral", False),
+    ],
+)
 def test_only_temporary_edges_may_expire(alice, ends, stability, bad):
     trevor, acme = ends
-    assert rejected(lambda: edge(alice, trevor, acme, stability=stability,
-                                 expires_at=NOW)) is bad
+    assert rejected(lambda: edge(alice, trevor, acme, stability=stability, expires_at=NOW)) is bad
 
 
 def test_unknown_stability_and_cardinality_are_rejected(alice, ends):

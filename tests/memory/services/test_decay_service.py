@@ -15,15 +15,35 @@ from memory.tasks import decay_all_users
 pytestmark = pytest.mark.django_db
 
 NOW = datetime(2026, 6, 1, 12, 0, tzinfo=UTC)
-FIELDS = ("id", "user_id", "source_id", "relation", "target_id", "strength_at_touch",
-          "last_touched_at", "confidence", "stability", "cardinality", "expires_at",
-          "dormant", "superseded_by_id", "snippet_id", "created_at")
+FIELDS = (
+    "id",
+    "user_id",
+    "source_id",
+    "relation",
+    "target_id",
+    "strength_at_touch",
+    "last_touched_at",
+    "confidence",
+    "stability",
+    "cardinality",
+    "expires_at",
+    "dormant",
+    "superseded_by_id",
+    "snippet_id",
+    "created_at",
+)
 
 
 def two_nodes(user):
     return [
-        Node.objects.create(user=user, kind="PERSON", name=name, normalised_name=name.lower(),
-                            created_at=NOW, updated_at=NOW)
+        Node.objects.create(
+            user=user,
+            kind="PERSON",
+            name=name,
+            normalised_name=name.lower(),
+            created_at=NOW,
+            updated_at=NOW,
+        )
         for name in ("Trevor", "Joshua")
     ]
 
@@ -33,8 +53,14 @@ def make_edges(user, specs):
     source, target = two_nodes(user)
     return Edge.objects.bulk_create(
         [
-            Edge(user=user, source=source, target=target, relation=f"R{i}",
-                 created_at=NOW, **{"last_touched_at": NOW, **spec})
+            Edge(
+                user=user,
+                source=source,
+                target=target,
+                relation=f"R{i}",
+                created_at=NOW,
+                **{"last_touched_at": NOW, **spec},
+            )
             for i, spec in enumerate(specs)
         ]
     )
@@ -53,12 +79,14 @@ def days_ago(days: float) -> datetime:
     ("stability", "crossing_days"),
     [(s, math.log(50) / lam) for s, lam in LAMBDA.items() if lam > 0],
 )
-def test_each_stability_class_turns_dormant_when_it_decays_below_2(alice, stability,
-                                                                   crossing_days):
-    young, old = make_edges(alice, [
-        {"stability": stability, "last_touched_at": days_ago(crossing_days - 0.01)},
-        {"stability": stability, "last_touched_at": days_ago(crossing_days + 0.01)},
-    ])
+def test_each_stability_class_turns_dormant_when_it_decays_below_2(alice, stability, crossing_days):
+    young, old = make_edges(
+        alice,
+        [
+            {"stability": stability, "last_touched_at": days_ago(crossing_days - 0.01)},
+            {"stability": stability, "last_touched_at": days_ago(crossing_days + 0.01)},
+        ],
+    )
     assert decay_user(user_id=alice.pk, now=NOW) == 1
     young.refresh_from_db()
     old.refresh_from_db()
@@ -74,8 +102,16 @@ def test_the_crossing_ages_are_what_the_spec_rates_give():
 
 
 def test_immutable_edges_never_decay_however_old(alice):
-    (edge,) = make_edges(alice, [{"stability": "immutable", "strength_at_touch": 2.0,
-                                  "last_touched_at": days_ago(365 * 80)}])
+    (edge,) = make_edges(
+        alice,
+        [
+            {
+                "stability": "immutable",
+                "strength_at_touch": 2.0,
+                "last_touched_at": days_ago(365 * 80),
+            }
+        ],
+    )
     assert decay_user(user_id=alice.pk, now=NOW) == 0
     edge.refresh_from_db()
     assert edge.dormant is False
@@ -83,11 +119,14 @@ def test_immutable_edges_never_decay_however_old(alice):
 
 @pytest.mark.parametrize("stability", sorted(TEMPORARY))
 def test_temporary_edges_turn_dormant_once_expired_even_at_full_strength(alice, stability):
-    past, exact, future = make_edges(alice, [
-        {"stability": stability, "expires_at": NOW - timedelta(seconds=1)},
-        {"stability": stability, "expires_at": NOW},
-        {"stability": stability, "expires_at": NOW + timedelta(seconds=1)},
-    ])
+    past, exact, future = make_edges(
+        alice,
+        [
+            {"stability": stability, "expires_at": NOW - timedelta(seconds=1)},
+            {"stability": stability, "expires_at": NOW},
+            {"stability": stability, "expires_at": NOW + timedelta(seconds=1)},
+        ],
+    )
     assert decay_user(user_id=alice.pk, now=NOW) == 2
     flags = dict(Edge.objects.for_user(alice).values_list("id", "dormant"))
     assert (flags[past.pk], flags[exact.pk], flags[future.pk]) == (True, True, False)
@@ -102,11 +141,22 @@ def _grid():
         if stability in TEMPORARY:
             expiries += [NOW - timedelta(days=3), NOW, NOW + timedelta(hours=1)]
         for expires_at in expiries:
-            specs.append({"stability": stability, "strength_at_touch": s0,
-                          "last_touched_at": days_ago(age), "expires_at": expires_at})
+            specs.append(
+                {
+                    "stability": stability,
+                    "strength_at_touch": s0,
+                    "last_touched_at": days_ago(age),
+                    "expires_at": expires_at,
+                }
+            )
     # Touched in the future (clock skew, replay): counts as zero days.
-    specs.append({"stability": "ephemeral", "strength_at_touch": 2.0,
-                  "last_touched_at": NOW + timedelta(days=5)})
+    specs.append(
+        {
+            "stability": "ephemeral",
+            "strength_at_touch": 2.0,
+            "last_touched_at": NOW + timedelta(days=5),
+        }
+    )
     # As close to the 2.0 boundary as microseconds allow, on both sides.
     for stability, lam in LAMBDA.items():
         if lam == 0:
@@ -114,9 +164,13 @@ def _grid():
         for s0 in (3.0, 77.7, 100.0):
             crossing = timedelta(days=math.log(s0 / 2.0) / lam)
             for offset_us in (-2, -1, 0, 1, 2):
-                specs.append({"stability": stability, "strength_at_touch": s0,
-                              "last_touched_at": NOW - crossing
-                              - timedelta(microseconds=offset_us)})
+                specs.append(
+                    {
+                        "stability": stability,
+                        "strength_at_touch": s0,
+                        "last_touched_at": NOW - crossing - timedelta(microseconds=offset_us),
+                    }
+                )
     return specs
 
 
@@ -125,8 +179,12 @@ def test_sql_dormancy_equals_the_core_rule_on_a_grid_of_edges(alice):
     decay_user(user_id=alice.pk, now=NOW)
     flagged = dict(Edge.objects.for_user(alice).values_list("id", "dormant"))
     expected = {
-        e.pk: is_dormant(strength_at(e.strength_at_touch, e.stability, e.last_touched_at, NOW),
-                         stability=e.stability, expires_at=e.expires_at, now=NOW)
+        e.pk: is_dormant(
+            strength_at(e.strength_at_touch, e.stability, e.last_touched_at, NOW),
+            stability=e.stability,
+            expires_at=e.expires_at,
+            now=NOW,
+        )
         for e in edges
     }
     assert flagged == expected
@@ -137,12 +195,13 @@ def test_sql_current_strength_equals_the_core_bit_for_bit(alice):
     edges = make_edges(alice, [s for s in _grid() if s["last_touched_at"] > days_ago(3000)])
     sql, params = current_strength_sql(NOW)
     with connection.cursor() as cursor:
-        cursor.execute(f"SELECT id, {sql} FROM memory_edge WHERE user_id = %s",
-                       [*params, alice.pk])
+        cursor.execute(f"SELECT id, {sql} FROM memory_edge WHERE user_id = %s", [*params, alice.pk])
         got = dict(cursor.fetchall())
     for e in edges:
-        assert got[e.pk] == strength_at(e.strength_at_touch, e.stability, e.last_touched_at,
-                                        NOW), (e.stability, e.strength_at_touch)
+        assert got[e.pk] == strength_at(e.strength_at_touch, e.stability, e.last_touched_at, NOW), (
+            e.stability,
+            e.strength_at_touch,
+        )
 
 
 def test_decay_of_edges_untouched_for_centuries_does_not_underflow(alice):
@@ -167,7 +226,7 @@ def test_decay_deletes_nothing_and_rewrites_no_strength_or_touch(alice):
     assert len(after) == len(before)
     dormant_at = FIELDS.index("dormant")
     for old, new in zip(before, after, strict=True):
-        assert old[:dormant_at] + old[dormant_at + 1:] == new[:dormant_at] + new[dormant_at + 1:]
+        assert old[:dormant_at] + old[dormant_at + 1 :] == new[:dormant_at] + new[dormant_at + 1 :]
     assert all(row[dormant_at] for row in after if row[FIELDS.index("stability")] != "immutable")
 
 
@@ -179,18 +238,23 @@ def test_decay_never_clears_a_dormant_flag(alice):
 
 
 def test_superseded_edges_are_flagged_too(alice):
-    old, new = make_edges(alice, [
-        {"stability": "ephemeral", "last_touched_at": days_ago(30)},
-        {"stability": "ephemeral", "last_touched_at": days_ago(30)},
-    ])
+    old, new = make_edges(
+        alice,
+        [
+            {"stability": "ephemeral", "last_touched_at": days_ago(30)},
+            {"stability": "ephemeral", "last_touched_at": days_ago(30)},
+        ],
+    )
     Edge.objects.filter(pk=old.pk).update(superseded_by=new)
     assert decay_user(user_id=alice.pk, now=NOW) == 2
 
 
 def test_decay_all_processes_every_user_with_edges_and_reports_progress(alice, bob):
     make_edges(alice, [{"stability": "ephemeral", "last_touched_at": days_ago(30)}] * 3)
-    make_edges(bob, [{"stability": "ephemeral", "last_touched_at": days_ago(30)},
-                     {"stability": "ephemeral"}])
+    make_edges(
+        bob,
+        [{"stability": "ephemeral", "last_touched_at": days_ago(30)}, {"stability": "ephemeral"}],
+    )
     calls = []
     users, flagged = decay_all(now=NOW, progress=lambda done, total: calls.append((done, total)))
     assert (users, flagged) == (2, 4)

@@ -48,8 +48,7 @@ def explorer(user) -> Client:
 def recalled(client, message: str) -> str:
     """What a recall endpoint recalled (everything but the echo of the message's words), as
     one string."""
-    response = client.post(f"{API}/recall/", {"message": message},
-                           content_type="application/json")
+    response = client.post(f"{API}/recall/", {"message": message}, content_type="application/json")
     assert response.status_code == 200
     return json.dumps({k: v for k, v in response.json().items() if k != "words"})
 
@@ -128,7 +127,8 @@ def test_a_reindex_after_forgetting_does_not_bring_the_sentence_back(alice):
     sentences.index_conversation(user=alice, conversation=conversation, now=T0)
 
     assert list(Sentence.objects.for_user(alice).values_list("text", flat=True)) == [
-        "I adopted a beagle called Biscuit last week."]
+        "I adopted a beagle called Biscuit last week."
+    ]
     # What is kept to make that so holds no text.
     kept = list(ForgottenText.objects.for_user(alice).values_list("kind", "digest"))
     assert {kind for kind, _ in kept} == {"sentence", "name"}

@@ -45,8 +45,13 @@ def small() -> dict:
             {"id": "n2", "kind": "ORG", "name": "Acme"},
         ],
         "edges": [
-            {"id": "x1", "source": "n1", "relation": "WORKS_AT", "target": "n2",
-             "last_touched_at": "2026-01-01T00:00:00+00:00"},
+            {
+                "id": "x1",
+                "source": "n1",
+                "relation": "WORKS_AT",
+                "target": "n2",
+                "last_touched_at": "2026-01-01T00:00:00+00:00",
+            },
         ],
         "episodes": [{"id": "e1"}],
     }
@@ -74,20 +79,24 @@ def test_round_trip_preserves_every_field_value_of_the_fixture(alice):
     original = rich()
     import_graph(user=alice, data=original, now=NOW)
     exported = export_graph(user=alice)
-    node_map = {a["id"]: b["id"] for a, b in zip(original["nodes"], exported["nodes"],
-                                                 strict=True)}
-    edge_map = {a["id"]: b["id"] for a, b in zip(original["edges"], exported["edges"],
-                                                 strict=True)}
-    episode_map = {a["id"]: b["id"] for a, b in zip(original["episodes"], exported["episodes"],
-                                                    strict=True)}
+    node_map = {a["id"]: b["id"] for a, b in zip(original["nodes"], exported["nodes"], strict=True)}
+    edge_map = {a["id"]: b["id"] for a, b in zip(original["edges"], exported["edges"], strict=True)}
+    episode_map = {
+        a["id"]: b["id"] for a, b in zip(original["episodes"], exported["episodes"], strict=True)
+    }
     for a, b in zip(original["nodes"], exported["nodes"], strict=True):
-        expected = {**a, "id": node_map[a["id"]],
-                    "episodes": [episode_map[e] for e in a["episodes"]]}
+        expected = {
+            **a,
+            "id": node_map[a["id"]],
+            "episodes": [episode_map[e] for e in a["episodes"]],
+        }
         assert b == expected
     for a, b in zip(original["edges"], exported["edges"], strict=True):
         expected = {
             "occurred": "",  # optional on import, always exported
-            **a, "id": edge_map[a["id"]], "source": node_map[a["source"]],
+            **a,
+            "id": edge_map[a["id"]],
+            "source": node_map[a["source"]],
             "target": node_map[a["target"]],
             "superseded_by": edge_map[a["superseded_by"]] if a["superseded_by"] else None,
             "episodes": [episode_map[e] for e in a["episodes"]],
@@ -125,8 +134,11 @@ def test_export_ids_are_row_keys_and_strength_is_the_stored_value(alice):
 def test_canonical_graph_ignores_labels_order_and_datetime_spelling():
     graph = rich()
     relabelled = copy.deepcopy(graph)
-    rename = {item["id"]: f"other-{item['id']}" for section in ("nodes", "edges", "episodes")
-              for item in relabelled[section]}
+    rename = {
+        item["id"]: f"other-{item['id']}"
+        for section in ("nodes", "edges", "episodes")
+        for item in relabelled[section]
+    }
     for section in ("nodes", "edges", "episodes"):
         for item in relabelled[section]:
             item["id"] = rename[item["id"]]
@@ -195,19 +207,29 @@ def test_omitted_fields_take_the_defaults_of_a_new_row(alice):
     del graph["edges"][0]["last_touched_at"]
     import_graph(user=alice, data=graph, now=NOW)
     edge = Edge.objects.for_user(alice).get()
-    assert (edge.strength_at_touch, edge.last_touched_at, edge.stability, edge.cardinality,
-            edge.dormant, edge.expires_at, edge.snippet_id) == (
-        100.0, NOW, "stable", "one_to_many", False, None, None)
+    assert (
+        edge.strength_at_touch,
+        edge.last_touched_at,
+        edge.stability,
+        edge.cardinality,
+        edge.dormant,
+        edge.expires_at,
+        edge.snippet_id,
+    ) == (100.0, NOW, "stable", "one_to_many", False, None, None)
     acme = Node.objects.for_user(alice).get(name="Acme")
     assert (acme.aliases, acme.properties, acme.confidence, acme.provisional, acme.is_self) == (
-        [], {}, 0.5, False, False)
+        [],
+        {},
+        0.5,
+        False,
+        False,
+    )
 
 
 def test_a_document_with_only_the_format_is_an_empty_graph(alice):
     summary = import_graph(user=alice, data={"format": FORMAT}, now=NOW)
     assert (summary.nodes, summary.edges, summary.episodes, summary.node_keys) == (0, 0, 0, 0)
-    assert export_graph(user=alice) == {
-        "format": FORMAT, "nodes": [], "edges": [], "episodes": []}
+    assert export_graph(user=alice) == {"format": FORMAT, "nodes": [], "edges": [], "episodes": []}
 
 
 def test_canonical_form_fills_an_omitted_touch_with_the_import_time(alice):
@@ -223,10 +245,19 @@ def test_import_into_an_account_with_a_graph_adds_to_it(alice):
     before = counts(alice)
     extra = {
         "format": FORMAT,
-        "nodes": [{"id": "a", "kind": "PERSON", "name": "Maria"},
-                  {"id": "b", "kind": "ORG", "name": "Globex"}],
-        "edges": [{"id": "r", "source": "a", "relation": "WORKS_AT", "target": "b",
-                   "last_touched_at": "2026-03-01T00:00:00Z"}],
+        "nodes": [
+            {"id": "a", "kind": "PERSON", "name": "Maria"},
+            {"id": "b", "kind": "ORG", "name": "Globex"},
+        ],
+        "edges": [
+            {
+                "id": "r",
+                "source": "a",
+                "relation": "WORKS_AT",
+                "target": "b",
+                "last_touched_at": "2026-03-01T00:00:00Z",
+            }
+        ],
     }
     import_graph(user=alice, data=extra, now=NOW)
     after = counts(alice)
@@ -241,9 +272,11 @@ def test_import_rejects_nodes_that_exist_and_lists_them_and_writes_nothing(alice
     before = counts(alice)
     clash = {
         "format": FORMAT,
-        "nodes": [{"id": "a", "kind": "ORG", "name": "  ACME "},
-                  {"id": "b", "kind": "PERSON", "name": "Acme"},  # other kind: no clash
-                  {"id": "c", "kind": "PERSON", "name": "trevor"}],
+        "nodes": [
+            {"id": "a", "kind": "ORG", "name": "  ACME "},
+            {"id": "b", "kind": "PERSON", "name": "Acme"},  # other kind: no clash
+            {"id": "c", "kind": "PERSON", "name": "trevor"},
+        ],
     }
     with pytest.raises(GraphConflictError) as caught:
         import_graph(user=alice, data=clash, now=NOW)
@@ -256,8 +289,10 @@ def test_import_rejects_nodes_that_exist_and_lists_them_and_writes_nothing(alice
 
 def test_import_rejects_a_second_self_node_for_the_account(alice):
     import_graph(user=alice, data=small(), now=NOW)
-    other = {"format": FORMAT,
-             "nodes": [{"id": "me", "kind": "PERSON", "name": "Alice", "is_self": True}]}
+    other = {
+        "format": FORMAT,
+        "nodes": [{"id": "me", "kind": "PERSON", "name": "Alice", "is_self": True}],
+    }
     with pytest.raises(GraphConflictError, match='already has its self node "Trevor"'):
         import_graph(user=alice, data=other, now=NOW)
     assert Node.objects.for_user(alice).count() == 2
@@ -278,6 +313,7 @@ def _set(path, value):
         for key in keys:
             target = target[key]
         target[last] = value
+
     return mutate
 
 
@@ -288,6 +324,7 @@ def _drop(path):
         for key in keys:
             target = target[key]
         del target[last]
+
     return mutate
 
 
@@ -305,73 +342,153 @@ BAD = [
     ("top-level typo", _set(["edgse"], []), "unknown top-level field(s): edgse"),
     ("node not an object", _set(["nodes", 1], "Acme"), "nodes[1]: must be an object"),
     ("missing kind", _drop(["nodes", 0, "kind"]), 'nodes[0] (id "n1"): "kind" is required'),
-    ("bad kind", _set(["nodes", 1, "kind"], "COMPANY"),
-     'nodes[1] (id "n2"): "kind" must be one of EVENT, ORG'),
+    (
+        "bad kind",
+        _set(["nodes", 1, "kind"], "COMPANY"),
+        'nodes[1] (id "n2"): "kind" must be one of EVENT, ORG',
+    ),
     ("empty name", _set(["nodes", 1, "name"], "  "), 'nodes[1] (id "n2"): "name" must not be'),
     ("punctuation name", _set(["nodes", 1, "name"], "..."), "has no usable characters"),
-    ("confidence 1.5", _set(["nodes", 1, "confidence"], 1.5),
-     '"confidence" must be a number from 0 to 1, got 1.5'),
+    (
+        "confidence 1.5",
+        _set(["nodes", 1, "confidence"], 1.5),
+        '"confidence" must be a number from 0 to 1, got 1.5',
+    ),
     ("confidence nan", _set(["nodes", 1, "confidence"], float("nan")), '"confidence" must be'),
     ("confidence bool", _set(["nodes", 1, "confidence"], True), "got true"),
-    ("aliases not strings", _set(["nodes", 1, "aliases"], ["Acme Inc", 3]),
-     '"aliases" must be a list of strings'),
+    (
+        "aliases not strings",
+        _set(["nodes", 1, "aliases"], ["Acme Inc", 3]),
+        '"aliases" must be a list of strings',
+    ),
     ("properties not object", _set(["nodes", 1, "properties"], []), '"properties" must be an'),
-    ("duplicate node id", _set(["nodes", 1, "id"], "n1"),
-     'nodes[1] (id "n1"): repeats the id of nodes[0] (id "n1")'),
-    ("duplicate kind+name", _add_node({"id": "n3", "kind": "ORG", "name": " acme. "}),
-     'nodes[2] (id "n3"): ORG " acme. " repeats nodes[1] (id "n2")'),
-    ("two self nodes", _add_node({"id": "n3", "kind": "PERSON", "name": "Me Too",
-                                  "is_self": True}),
-     'nodes[2] (id "n3"): is a second self node (nodes[0] (id "n1") is already'),
-    ("unknown episode", _set(["nodes", 0, "episodes"], ["e9"]),
-     '"episodes" names "e9", which is not an episode in this graph'),
-    ("unknown field", _set(["edges", 0, "strenght"], 50),
-     'edges[0] (id "x1"): unknown field "strenght"'),
-    ("unknown source", _set(["edges", 0, "source"], "n9"),
-     'edges[0] (id "x1"): "source" names "n9", which is not a node in this graph'),
+    (
+        "duplicate node id",
+        _set(["nodes", 1, "id"], "n1"),
+        'nodes[1] (id "n1"): repeats the id of nodes[0] (id "n1")',
+    ),
+    (
+        "duplicate kind+name",
+        _add_node({"id": "n3", "kind": "ORG", "name": " acme. "}),
+        'nodes[2] (id "n3"): ORG " acme. " repeats nodes[1] (id "n2")',
+    ),
+    (
+        "two self nodes",
+        _add_node({"id": "n3", "kind": "PERSON", "name": "Me Too", "is_self": True}),
+        'nodes[2] (id "n3"): is a second self node (nodes[0] (id "n1") is already',
+    ),
+    (
+        "unknown episode",
+        _set(["nodes", 0, "episodes"], ["e9"]),
+        '"episodes" names "e9", which is not an episode in this graph',
+    ),
+    (
+        "unknown field",
+        _set(["edges", 0, "strenght"], 50),
+        'edges[0] (id "x1"): unknown field "strenght"',
+    ),
+    (
+        "unknown source",
+        _set(["edges", 0, "source"], "n9"),
+        'edges[0] (id "x1"): "source" names "n9", which is not a node in this graph',
+    ),
     ("self relation", _set(["edges", 0, "target"], "n1"), "no self-relations"),
-    ("lowercase relation", _set(["edges", 0, "relation"], "works at"),
-     '"relation" "works at" is not an uppercase, verb-first label'),
+    (
+        "lowercase relation",
+        _set(["edges", 0, "relation"], "works at"),
+        '"relation" "works at" is not an uppercase, verb-first label',
+    ),
     ("five-word relation", _set(["edges", 0, "relation"], "A_B_C_D_E"), "is not an uppercase"),
-    ("strength 101", _set(["edges", 0, "strength"], 101),
-     '"strength" must be a number from 0 to 100, got 101'),
+    (
+        "strength 101",
+        _set(["edges", 0, "strength"], 101),
+        '"strength" must be a number from 0 to 100, got 101',
+    ),
     ("strength -1", _set(["edges", 0, "strength"], -1), "got -1"),
     ("strength string", _set(["edges", 0, "strength"], "100"), 'got "100"'),
     ("bad stability", _set(["edges", 0, "stability"], "forever"), '"stability" must be one of'),
     ("bad cardinality", _set(["edges", 0, "cardinality"], "many"), '"cardinality" must be'),
-    ("expiry on stable", _set(["edges", 0, "expires_at"], "2026-05-01T00:00:00+00:00"),
-     '"expires_at" is only allowed on time_bound or ephemeral edges, not stable'),
-    ("naive time", _set(["edges", 0, "last_touched_at"], "2026-01-01T00:00:00"),
-     '"last_touched_at" must include a UTC offset'),
-    ("garbled time", _set(["edges", 0, "last_touched_at"], "yesterday"),
-     '"last_touched_at" is not an ISO 8601 date-time: "yesterday"'),
+    (
+        "expiry on stable",
+        _set(["edges", 0, "expires_at"], "2026-05-01T00:00:00+00:00"),
+        '"expires_at" is only allowed on time_bound or ephemeral edges, not stable',
+    ),
+    (
+        "naive time",
+        _set(["edges", 0, "last_touched_at"], "2026-01-01T00:00:00"),
+        '"last_touched_at" must include a UTC offset',
+    ),
+    (
+        "garbled time",
+        _set(["edges", 0, "last_touched_at"], "yesterday"),
+        '"last_touched_at" is not an ISO 8601 date-time: "yesterday"',
+    ),
     ("missing relation", _drop(["edges", 0, "relation"]), '"relation" is required'),
-    ("unknown successor", _set(["edges", 0, "superseded_by"], "x9"),
-     '"superseded_by" names "x9", which is not an edge'),
-    ("supersedes itself", _set(["edges", 0, "superseded_by"], "x1"),
-     "an edge cannot supersede itself"),
-    ("supersession cycle", lambda g: (
-        g["edges"][0].update(superseded_by="x2"),
-        g["edges"].append({"id": "x2", "source": "n2", "relation": "EMPLOYS", "target": "n1",
-                           "last_touched_at": "2026-01-01T00:00:00Z", "superseded_by": "x1"}),
-    ), "supersession cycle x1 → x2 → x1"),
-    ("two live copies", _add_edge({"id": "x2", "source": "n1", "relation": "WORKS_AT",
-                                   "target": "n2", "last_touched_at": "2026-01-01T00:00:00Z"}),
-     'edges[1] (id "x2"): a second live edge n1 -[WORKS_AT]-> n2 (also edges[0] (id "x1"))'),
-    ("snippet without text", _set(["edges", 0, "snippet"], {"evidence": "x"}),
-     'edges[0] (id "x1"): snippet: "text" is required'),
-    ("snippet not object", _set(["edges", 0, "snippet"], "I work at Acme"),
-     'edges[0] (id "x1"): snippet: must be an object'),
-    ("episode ends first", lambda g: g["episodes"][0].update(
-        started_at="2026-01-02T00:00:00Z", ended_at="2026-01-01T00:00:00Z"),
-     'episodes[0] (id "e1"): "ended_at" is before "started_at"'),
+    (
+        "unknown successor",
+        _set(["edges", 0, "superseded_by"], "x9"),
+        '"superseded_by" names "x9", which is not an edge',
+    ),
+    (
+        "supersedes itself",
+        _set(["edges", 0, "superseded_by"], "x1"),
+        "an edge cannot supersede itself",
+    ),
+    (
+        "supersession cycle",
+        lambda g: (
+            g["edges"][0].update(superseded_by="x2"),
+            g["edges"].append(
+                {
+                    "id": "x2",
+                    "source": "n2",
+                    "relation": "EMPLOYS",
+                    "target": "n1",
+                    "last_touched_at": "2026-01-01T00:00:00Z",
+                    "superseded_by": "x1",
+                }
+            ),
+        ),
+        "supersession cycle x1 → x2 → x1",
+    ),
+    (
+        "two live copies",
+        _add_edge(
+            {
+                "id": "x2",
+                "source": "n1",
+                "relation": "WORKS_AT",
+                "target": "n2",
+                "last_touched_at": "2026-01-01T00:00:00Z",
+            }
+        ),
+        'edges[1] (id "x2"): a second live edge n1 -[WORKS_AT]-> n2 (also edges[0] (id "x1"))',
+    ),
+    (
+        "snippet without text",
+        _set(["edges", 0, "snippet"], {"evidence": "x"}),
+        'edges[0] (id "x1"): snippet: "text" is required',
+    ),
+    (
+        "snippet not object",
+        _set(["edges", 0, "snippet"], "I work at Acme"),
+        'edges[0] (id "x1"): snippet: must be an object',
+    ),
+    (
+        "episode ends first",
+        lambda g: g["episodes"][0].update(
+            started_at="2026-01-02T00:00:00Z", ended_at="2026-01-01T00:00:00Z"
+        ),
+        'episodes[0] (id "e1"): "ended_at" is before "started_at"',
+    ),
     ("importance 2", _set(["episodes", 0, "importance"], 2), '"importance" must be a number'),
     ("tags not list", _set(["episodes", 0, "tags"], "work"), '"tags" must be a list'),
 ]
 
 
-@pytest.mark.parametrize(("mutate", "message"), [case[1:] for case in BAD],
-                         ids=[case[0] for case in BAD])
+@pytest.mark.parametrize(
+    ("mutate", "message"), [case[1:] for case in BAD], ids=[case[0] for case in BAD]
+)
 def test_invalid_graph_is_rejected_with_a_one_line_message_and_nothing_written(
     alice, mutate, message
 ):
@@ -394,11 +511,23 @@ def test_the_same_claim_may_recur_when_all_but_one_copy_is_superseded(alice):
     graph["nodes"].append({"id": "n3", "kind": "ORG", "name": "Globex"})
     graph["edges"][0].update(superseded_by="x2", cardinality="one_to_one")
     graph["edges"] += [
-        {"id": "x2", "source": "n1", "relation": "WORKS_AT", "target": "n3",
-         "cardinality": "one_to_one", "superseded_by": "x3",
-         "last_touched_at": "2026-02-01T00:00:00Z"},
-        {"id": "x3", "source": "n1", "relation": "WORKS_AT", "target": "n2",
-         "cardinality": "one_to_one", "last_touched_at": "2026-03-01T00:00:00Z"},
+        {
+            "id": "x2",
+            "source": "n1",
+            "relation": "WORKS_AT",
+            "target": "n3",
+            "cardinality": "one_to_one",
+            "superseded_by": "x3",
+            "last_touched_at": "2026-02-01T00:00:00Z",
+        },
+        {
+            "id": "x3",
+            "source": "n1",
+            "relation": "WORKS_AT",
+            "target": "n2",
+            "cardinality": "one_to_one",
+            "last_touched_at": "2026-03-01T00:00:00Z",
+        },
     ]
     import_graph(user=alice, data=graph, now=NOW)
     assert canonical_graph(export_graph(user=alice)) == canonical_graph(graph)

@@ -25,19 +25,33 @@ NOW = END + timedelta(minutes=1)
 
 
 def ended_conversation(user, *texts, incognito=False):
-    conversation = Conversation.objects.create(user=user, started_at=START, status="ended",
-                                               ended_at=END, incognito=incognito)
+    conversation = Conversation.objects.create(
+        user=user, started_at=START, status="ended", ended_at=END, incognito=incognito
+    )
     for i, text in enumerate(texts):
-        Message.objects.create(user=user, conversation=conversation, role="user", text=text,
-                               created_at=START + timedelta(minutes=i * 2))
-        Message.objects.create(user=user, conversation=conversation, role="assistant",
-                               text="I see.", created_at=START + timedelta(minutes=i * 2 + 1))
+        Message.objects.create(
+            user=user,
+            conversation=conversation,
+            role="user",
+            text=text,
+            created_at=START + timedelta(minutes=i * 2),
+        )
+        Message.objects.create(
+            user=user,
+            conversation=conversation,
+            role="assistant",
+            text="I see.",
+            created_at=START + timedelta(minutes=i * 2 + 1),
+        )
     return conversation
 
 
 def queued_extractions():
-    return [q.task["args"] for q in OrmQ.objects.all()
-            if q.task["func"] == "memory.tasks.extract_conversation"]
+    return [
+        q.task["args"]
+        for q in OrmQ.objects.all()
+        if q.task["func"] == "memory.tasks.extract_conversation"
+    ]
 
 
 def live_lines(user):
@@ -72,12 +86,19 @@ def test_the_job_is_enqueued_only_after_commit(alice, django_capture_on_commit_c
     assert len(callbacks) == 1 and queued_extractions() == []
 
 
-@pytest.mark.parametrize(("incognito", "texts", "reason"), [
-    (True, ["My boss Joshua is great."], "incognito conversation"),
-    (False, [], "no user turns"),
-])
+@pytest.mark.parametrize(
+    ("incognito", "texts", "reason"),
+    [
+        (True, ["My boss Joshua is great."], "incognito conversation"),
+        (False, [], "no user turns"),
+    ],
+)
 def test_incognito_and_empty_conversations_are_skipped_without_a_job(
-    alice, django_capture_on_commit_callbacks, incognito, texts, reason,
+    alice,
+    django_capture_on_commit_callbacks,
+    incognito,
+    texts,
+    reason,
 ):
     conversation = ended_conversation(alice, *texts, incognito=incognito)
     with django_capture_on_commit_callbacks(execute=True):
@@ -93,17 +114,39 @@ def test_incognito_and_empty_conversations_are_skipped_without_a_job(
 
 def test_the_offline_extractor_end_to_end_builds_the_graph_and_applies_traversals(alice):
     conversation = ended_conversation(
-        alice, "My boss Joshua is great.", "I work at Google.", "I like jazz music.")
+        alice, "My boss Joshua is great.", "I work at Google.", "I like jazz music."
+    )
     # A Read in this conversation crossed an older edge: it is reinforced at the Write.
-    me = Node.objects.create(user=alice, kind="PERSON", name="alice", normalised_name="alice",
-                             is_self=True, created_at=START, updated_at=START)
-    anna = Node.objects.create(user=alice, kind="PERSON", name="Anna", normalised_name="anna",
-                               created_at=START, updated_at=START)
-    crossed = Edge.objects.create(user=alice, source=me, relation="HAS_SISTER", target=anna,
-                                  strength_at_touch=50, stability="stable",
-                                  last_touched_at=START - timedelta(days=10), created_at=START)
-    Traversal.objects.create(user=alice, conversation=conversation, edge_ids=[crossed.pk],
-                             crossed_at=START)
+    me = Node.objects.create(
+        user=alice,
+        kind="PERSON",
+        name="alice",
+        normalised_name="alice",
+        is_self=True,
+        created_at=START,
+        updated_at=START,
+    )
+    anna = Node.objects.create(
+        user=alice,
+        kind="PERSON",
+        name="Anna",
+        normalised_name="anna",
+        created_at=START,
+        updated_at=START,
+    )
+    crossed = Edge.objects.create(
+        user=alice,
+        source=me,
+        relation="HAS_SISTER",
+        target=anna,
+        strength_at_touch=50,
+        stability="stable",
+        last_touched_at=START - timedelta(days=10),
+        created_at=START,
+    )
+    Traversal.objects.create(
+        user=alice, conversation=conversation, edge_ids=[crossed.pk], crossed_at=START
+    )
     episode = schedule_extraction(user=alice, conversation=conversation, now=NOW)
 
     done = run_extraction(episode_id=episode.pk, now=NOW)
@@ -144,7 +187,8 @@ def test_a_done_episode_is_never_extracted_again(alice):
 
 
 def test_a_crash_leaves_the_episode_failed_with_nothing_written_and_a_retry_succeeds(
-    alice, monkeypatch,
+    alice,
+    monkeypatch,
 ):
     conversation = ended_conversation(alice, "My boss Joshua is great.")
     episode = schedule_extraction(user=alice, conversation=conversation, now=NOW)
@@ -169,12 +213,15 @@ def test_a_crash_leaves_the_episode_failed_with_nothing_written_and_a_retry_succ
 
 
 def test_after_three_attempts_it_stays_failed_until_retried(
-    alice, monkeypatch, django_capture_on_commit_callbacks,
+    alice,
+    monkeypatch,
+    django_capture_on_commit_callbacks,
 ):
     conversation = ended_conversation(alice, "My boss Joshua is great.")
     episode = schedule_extraction(user=alice, conversation=conversation, now=NOW)
-    Episode.objects.filter(pk=episode.pk).update(status="failed", attempts=3,
-                                                 last_error="RuntimeError: x")
+    Episode.objects.filter(pk=episode.pk).update(
+        status="failed", attempts=3, last_error="RuntimeError: x"
+    )
 
     assert run_extraction(episode_id=episode.pk, now=NOW).status == "failed"
     assert not Edge.objects.for_user(alice).exists()
@@ -213,8 +260,7 @@ def test_a_worker_that_lost_its_claim_writes_nothing(alice):
     assert jobs._claim(episode.pk, NOW)
     episode = Episode.objects.select_related("user", "conversation").get(pk=episode.pk)
     # Another worker took the stale episode over and finished it meanwhile.
-    assert run_extraction(episode_id=episode.pk, now=NOW + timedelta(seconds=400)).status == \
-        "done"
+    assert run_extraction(episode_id=episode.pk, now=NOW + timedelta(seconds=400)).status == "done"
     edges = Edge.objects.count()
     with pytest.raises(jobs.ClaimLost):
         jobs._extract(episode, NOW)
@@ -233,8 +279,9 @@ def test_the_task_wrapper_runs_a_pending_episode(alice):
 # --- ownership ----------------------------------------------------------------------------------
 
 
-def test_bob_cannot_schedule_or_retry_alices_extraction(alice, bob,
-                                                        django_capture_on_commit_callbacks):
+def test_bob_cannot_schedule_or_retry_alices_extraction(
+    alice, bob, django_capture_on_commit_callbacks
+):
     conversation = ended_conversation(alice, "My boss Joshua is great.")
     with django_capture_on_commit_callbacks(execute=True):
         with pytest.raises(ValueError, match="conversation not found"):
@@ -252,9 +299,14 @@ def test_bob_cannot_schedule_or_retry_alices_extraction(alice, bob,
 
 
 def test_bobs_extraction_touches_only_bobs_graph(alice, bob):
-    joshua = Node.objects.create(user=alice, kind="PERSON", name="Joshua",
-                                 normalised_name=normalise_name("Joshua"), created_at=START,
-                                 updated_at=START)
+    joshua = Node.objects.create(
+        user=alice,
+        kind="PERSON",
+        name="Joshua",
+        normalised_name=normalise_name("Joshua"),
+        created_at=START,
+        updated_at=START,
+    )
     conversation = ended_conversation(bob, "My boss Joshua is great.")
     episode = schedule_extraction(user=bob, conversation=conversation, now=NOW)
     run_extraction(episode_id=episode.pk, now=NOW)

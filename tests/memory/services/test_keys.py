@@ -38,13 +38,21 @@ class HashEncoder:
 
 
 def make_node(user, name, aliases=(), kind="PERSON"):
-    return Node.objects.create(user=user, kind=kind, name=name, normalised_name=name.lower(),
-                               aliases=list(aliases), created_at=NOW, updated_at=NOW)
+    return Node.objects.create(
+        user=user,
+        kind=kind,
+        name=name,
+        normalised_name=name.lower(),
+        aliases=list(aliases),
+        created_at=NOW,
+        updated_at=NOW,
+    )
 
 
 def node_keys(node):
-    return sorted(MemoryKey.objects.for_user(node.user_id).filter(node=node)
-                  .values_list("text", flat=True))
+    return sorted(
+        MemoryKey.objects.for_user(node.user_id).filter(node=node).values_list("text", flat=True)
+    )
 
 
 def test_a_node_gets_a_key_for_its_name_and_each_alias(alice):
@@ -83,8 +91,14 @@ def test_relation_labels_become_phrases(alice):
     assert relation_phrase("HAS_PARTNER") == "has partner"
     assert relation_phrase("IS_BROTHER_OF") == "is brother of"
     trevor, acme = make_node(alice, "Trevor"), make_node(alice, "Acme", kind="ORG")
-    Edge.objects.create(user=alice, source=trevor, target=acme, relation="WORKS_AT",
-                        last_touched_at=NOW, created_at=NOW)
+    Edge.objects.create(
+        user=alice,
+        source=trevor,
+        target=acme,
+        relation="WORKS_AT",
+        last_touched_at=NOW,
+        created_at=NOW,
+    )
     assert sync_relation_keys(user_id=alice.pk) == 1
     key = MemoryKey.objects.for_user(alice).get(node=None)
     assert (key.relation, key.text) == ("WORKS_AT", "works at")
@@ -92,15 +106,22 @@ def test_relation_labels_become_phrases(alice):
 
 def test_relation_keys_follow_the_labels_in_use(alice):
     trevor, acme = make_node(alice, "Trevor"), make_node(alice, "Acme", kind="ORG")
-    works = Edge.objects.create(user=alice, source=trevor, target=acme, relation="WORKS_AT",
-                                last_touched_at=NOW, created_at=NOW)
+    works = Edge.objects.create(
+        user=alice,
+        source=trevor,
+        target=acme,
+        relation="WORKS_AT",
+        last_touched_at=NOW,
+        created_at=NOW,
+    )
     # A label no edge carries is not keyed even when asked for.
     assert sync_relation_keys(user_id=alice.pk, relations=["WORKS_AT", "OWNS"]) == 1
     works.relation = "FOUNDED"
     works.save()
     assert sync_relation_keys(user_id=alice.pk) == 1
-    assert list(MemoryKey.objects.for_user(alice).filter(node=None)
-                .values_list("relation", flat=True)) == ["FOUNDED"]
+    assert list(
+        MemoryKey.objects.for_user(alice).filter(node=None).values_list("relation", flat=True)
+    ) == ["FOUNDED"]
 
 
 def test_reembed_recomputes_every_key_with_the_current_model(alice):
@@ -108,8 +129,7 @@ def test_reembed_recomputes_every_key_with_the_current_model(alice):
     sync_node_keys(user_id=alice.pk, nodes=[trevor])
     calls = []
     with embedding.use_encoder(HashEncoder()):
-        done = reembed(user_id=alice.pk, batch_size=1,
-                       progress=lambda d, t: calls.append((d, t)))
+        done = reembed(user_id=alice.pk, batch_size=1, progress=lambda d, t: calls.append((d, t)))
         expected = embedding.embed(["Trev"])[0]
     assert done == 2
     assert calls == [(1, 2), (2, 2)]

@@ -31,9 +31,15 @@ def stand_in_encoder():
 
 
 def make_node(user, name, kind="PERSON", **fields):
-    return Node.objects.create(user=user, kind=kind, name=name,
-                               normalised_name=normalise_name(name), created_at=NOW,
-                               updated_at=NOW, **fields)
+    return Node.objects.create(
+        user=user,
+        kind=kind,
+        name=name,
+        normalised_name=normalise_name(name),
+        created_at=NOW,
+        updated_at=NOW,
+        **fields,
+    )
 
 
 @pytest.fixture
@@ -44,13 +50,26 @@ def two_bills(alice):
     jones = make_node(alice, "Robert Jones", aliases=["Bill"])
     acme = make_node(alice, "Acme", kind="ORG")
     episode = Episode.objects.create(user=alice, created_at=NOW)
-    works = Edge.objects.create(user=alice, source=smith, relation="WORKS_AT", target=acme,
-                                last_touched_at=NOW, created_at=NOW)
-    works.snippet = Snippet.objects.create(user=alice, edge=works, text="Bill works at Acme",
-                                           episode=episode, created_at=NOW)
+    works = Edge.objects.create(
+        user=alice,
+        source=smith,
+        relation="WORKS_AT",
+        target=acme,
+        last_touched_at=NOW,
+        created_at=NOW,
+    )
+    works.snippet = Snippet.objects.create(
+        user=alice, edge=works, text="Bill works at Acme", episode=episode, created_at=NOW
+    )
     works.save()
-    Edge.objects.create(user=alice, source=me, relation="HAS_COLLEAGUE", target=smith,
-                        last_touched_at=NOW, created_at=NOW)
+    Edge.objects.create(
+        user=alice,
+        source=me,
+        relation="HAS_COLLEAGUE",
+        target=smith,
+        last_touched_at=NOW,
+        created_at=NOW,
+    )
     return smith, jones
 
 
@@ -59,20 +78,24 @@ def bill_batch() -> dict:
 
 
 def rating(smith, jones, smith_conf, jones_conf=0.05):
-    return ToolCall("rate_candidates", {
-        "ratings": [
-            {"id": smith.pk, "confidence": smith_conf, "reason": "works at Acme too"},
-            {"id": jones.pk, "confidence": jones_conf, "reason": "nothing in common"},
-        ],
-        "reason": "judged on the neighbourhoods",
-    })
+    return ToolCall(
+        "rate_candidates",
+        {
+            "ratings": [
+                {"id": smith.pk, "confidence": smith_conf, "reason": "works at Acme too"},
+                {"id": jones.pk, "confidence": jones_conf, "reason": "nothing in common"},
+            ],
+            "reason": "judged on the neighbourhoods",
+        },
+    )
 
 
 def test_confidence_above_090_merges_with_rule_llm(alice, two_bills, fake_anthropic):
     smith, jones = two_bills
     fake_anthropic.script([rating(smith, jones, 0.95)])
-    summary = commit_batch(user=alice, batch=bill_batch(), now=NOW,
-                           messages={"1": "my friend Bill from Leeds"})
+    summary = commit_batch(
+        user=alice, batch=bill_batch(), now=NOW, messages={"1": "my friend Bill from Leeds"}
+    )
 
     assert not Node.objects.for_user(alice).filter(name="Bill").exists()
     decision = MergeDecision.objects.for_user(alice).get()
@@ -82,11 +105,13 @@ def test_confidence_above_090_merges_with_rule_llm(alice, two_bills, fake_anthro
     assert "judged on the neighbourhoods" in decision.reason
     assert "alice -[HAS_FRIEND]-> William Smith" in [
         f"{e.source.name} -[{e.relation}]-> {e.target.name}"
-        for e in Edge.objects.for_user(alice).live().select_related("source", "target")]
+        for e in Edge.objects.for_user(alice).live().select_related("source", "target")
+    ]
     smith.refresh_from_db()
     assert smith.properties == {"city": "Leeds"} and smith.confidence == 0.95
-    assert summary.merged == [{"name": "Bill", "into": "William Smith", "rule": "llm",
-                               "flagged": False}]
+    assert summary.merged == [
+        {"name": "Bill", "into": "William Smith", "rule": "llm", "flagged": False}
+    ]
     assert summary.input_tokens > 0 and summary.output_tokens > 0
     # What the model was shown: the conversation and each candidate's neighbourhood.
     prompt = fake_anthropic.prompt_texts()[0]
@@ -110,7 +135,10 @@ def test_confidence_between_070_and_090_merges_and_flags(alice, two_bills, fake_
 
 
 def test_a_flagged_merge_kept_apart_by_a_moderator_is_split_back_out(
-    alice, two_bills, fake_anthropic, mod,
+    alice,
+    two_bills,
+    fake_anthropic,
+    mod,
 ):
     smith, jones = two_bills
     fake_anthropic.script([rating(smith, jones, 0.75)])
@@ -138,15 +166,17 @@ def test_confidence_below_070_keeps_apart_as_a_new_node(alice, two_bills, fake_a
     decision = MergeDecision.objects.for_user(alice).get()
     assert (decision.status, decision.rule, decision.kept) == ("kept-apart", "llm", None)
     assert decision.moved == {"node": bill.pk}
-    assert summary.kept_apart == [{"name": "Bill",
-                                   "candidates": ["William Smith", "Robert Jones"]}]
+    assert summary.kept_apart == [{"name": "Bill", "candidates": ["William Smith", "Robert Jones"]}]
     after = {n["name"]: n for n in export_graph(user=alice)["nodes"]}
     for node in before:
         assert after[node["name"]]["aliases"] == node["aliases"]
 
 
 def test_when_the_model_fails_the_entity_is_held_for_a_moderator(
-    alice, two_bills, fake_anthropic, settings,
+    alice,
+    two_bills,
+    fake_anthropic,
+    settings,
 ):
     settings.ANTHROPIC_MAX_RETRIES = 0
     fake_anthropic.script([Error(500)])
@@ -169,9 +199,19 @@ def test_bobs_held_entity_never_sees_alices_candidates(alice, bob, two_bills, fa
     make_node(bob, "Bill Bobson", aliases=["Bill"])
     make_node(bob, "Billy Bobbins", aliases=["Bill"])
     bobs = list(Node.objects.for_user(bob).values_list("pk", flat=True))
-    fake_anthropic.script([ToolCall("rate_candidates", {"ratings": [
-        {"id": bobs[0], "confidence": 0.2, "reason": "-"},
-        {"id": bobs[1], "confidence": 0.2, "reason": "-"}]})])
+    fake_anthropic.script(
+        [
+            ToolCall(
+                "rate_candidates",
+                {
+                    "ratings": [
+                        {"id": bobs[0], "confidence": 0.2, "reason": "-"},
+                        {"id": bobs[1], "confidence": 0.2, "reason": "-"},
+                    ]
+                },
+            )
+        ]
+    )
     commit_batch(user=bob, batch=bill_batch(), now=NOW)
     prompt = fake_anthropic.prompt_texts()[0]
     assert "William Smith" not in prompt and "Acme" not in prompt
@@ -194,7 +234,8 @@ def _users_lock_is_held(user_id: int) -> bool:
                 "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND granted"
                 " AND database = (SELECT oid FROM pg_database WHERE datname = current_database())"
                 " AND classid::bigint = %s AND objid::bigint = %s AND objsubid = 2",
-                [LOCK_NAMESPACE, user_id])
+                [LOCK_NAMESPACE, user_id],
+            )
             return cursor.fetchone()[0] > 0
     finally:
         connection.close()
@@ -228,7 +269,9 @@ def test_the_model_is_asked_while_the_users_lock_is_free(alice, two_bills, fake_
 
 @pytest.mark.django_db(transaction=True)
 def test_a_candidate_appearing_during_the_judgement_holds_the_entity(
-    alice, two_bills, fake_anthropic,
+    alice,
+    two_bills,
+    fake_anthropic,
 ):
     smith, jones = two_bills
 

@@ -51,19 +51,32 @@ def load(name: str) -> dict:
 
 
 def make_node(user, name, kind="PERSON", **fields):
-    return Node.objects.create(user=user, kind=kind, name=name,
-                               normalised_name=normalise_name(name), created_at=NOW,
-                               updated_at=NOW, **fields)
+    return Node.objects.create(
+        user=user,
+        kind=kind,
+        name=name,
+        normalised_name=normalise_name(name),
+        created_at=NOW,
+        updated_at=NOW,
+        **fields,
+    )
 
 
 def make_edge(user, source, relation, target, *, snippet=None, episode=None, **fields):
     fields.setdefault("last_touched_at", NOW)
-    edge = Edge.objects.create(user=user, source=source, relation=relation, target=target,
-                               created_at=NOW, **fields)
+    edge = Edge.objects.create(
+        user=user, source=source, relation=relation, target=target, created_at=NOW, **fields
+    )
     if snippet:
-        row = Snippet.objects.create(user=user, edge=edge, text=snippet, evidence="e",
-                                     confidence=edge.confidence, episode=episode,
-                                     created_at=NOW)
+        row = Snippet.objects.create(
+            user=user,
+            edge=edge,
+            text=snippet,
+            evidence="e",
+            confidence=edge.confidence,
+            episode=episode,
+            created_at=NOW,
+        )
         edge.snippet = row
         edge.save(update_fields=["snippet"])
     if episode:
@@ -80,16 +93,19 @@ def live_lines(user):
 def graph(alice):
     """William and Billy are one person known twice, with every kind of edge a merge must
     handle: a duplicate claim, an edge between the two, a superseded chain, traversals."""
-    e1 = Episode.objects.create(user=alice, summary="first", created_at=NOW, started_at=NOW,
-                                ended_at=NOW)
-    e2 = Episode.objects.create(user=alice, summary="second", created_at=NOW, started_at=NOW,
-                                ended_at=NOW)
+    e1 = Episode.objects.create(
+        user=alice, summary="first", created_at=NOW, started_at=NOW, ended_at=NOW
+    )
+    e2 = Episode.objects.create(
+        user=alice, summary="second", created_at=NOW, started_at=NOW, ended_at=NOW
+    )
     me = make_node(alice, "alice", is_self=True, confidence=1.0)
-    william = make_node(alice, "William", aliases=["Will"], properties={"city": "York"},
-                        confidence=0.6)
-    billy = make_node(alice, "Billy", aliases=["B"], properties={"city": "Leeds",
-                                                                   "job": "baker"},
-                      confidence=0.9)
+    william = make_node(
+        alice, "William", aliases=["Will"], properties={"city": "York"}, confidence=0.6
+    )
+    billy = make_node(
+        alice, "Billy", aliases=["B"], properties={"city": "Leeds", "job": "baker"}, confidence=0.9
+    )
     acme = make_node(alice, "Acme", kind="ORG")
     joshua = make_node(alice, "Joshua")
     paris = make_node(alice, "Paris", kind="PLACE")
@@ -98,33 +114,76 @@ def graph(alice):
     NodeEpisode.objects.create(user=alice, node=billy, episode=e1)
     NodeEpisode.objects.create(user=alice, node=billy, episode=e2)
 
-    friend_w = make_edge(alice, me, "HAS_FRIEND", william, confidence=0.5, episode=e1,
-                         strength_at_touch=60.0, last_touched_at=NOW - timedelta(days=30),
-                         snippet="my friend William")
-    friend_b = make_edge(alice, me, "HAS_FRIEND", billy, confidence=0.8, episode=e2,
-                         strength_at_touch=100.0, snippet="my friend Billy")
+    friend_w = make_edge(
+        alice,
+        me,
+        "HAS_FRIEND",
+        william,
+        confidence=0.5,
+        episode=e1,
+        strength_at_touch=60.0,
+        last_touched_at=NOW - timedelta(days=30),
+        snippet="my friend William",
+    )
+    friend_b = make_edge(
+        alice,
+        me,
+        "HAS_FRIEND",
+        billy,
+        confidence=0.8,
+        episode=e2,
+        strength_at_touch=100.0,
+        snippet="my friend Billy",
+    )
     works = make_edge(alice, billy, "WORKS_AT", acme, snippet="Billy works at Acme", episode=e2)
     brother_j = make_edge(alice, william, "HAS_BROTHER", joshua, cardinality="one_to_one")
-    brother_b = make_edge(alice, william, "HAS_BROTHER", billy, cardinality="one_to_one",
-                          snippet="William's brother is Billy", episode=e2, dormant=True)
+    brother_b = make_edge(
+        alice,
+        william,
+        "HAS_BROTHER",
+        billy,
+        cardinality="one_to_one",
+        snippet="William's brother is Billy",
+        episode=e2,
+        dormant=True,
+    )
     Edge.objects.filter(pk=brother_j.pk).update(superseded_by=brother_b)
     knows = make_edge(alice, billy, "KNOWS", william, snippet="Billy knows William")
     lives_new = make_edge(alice, billy, "LIVES_IN", london)
     lives_old = make_edge(alice, billy, "LIVES_IN", paris)
     Edge.objects.filter(pk=lives_old.pk).update(superseded_by=lives_new)
     conversation = Conversation.objects.create(user=alice, started_at=NOW)
-    Traversal.objects.create(user=alice, conversation=conversation, edge_ids=[knows.pk],
-                             crossed_at=NOW)
-    Traversal.objects.create(user=alice, conversation=conversation, edge_ids=[works.pk],
-                             crossed_at=NOW, applied_at=NOW)
-    earlier = MergeDecision.objects.create(user=alice, status="merged", kind="PERSON",
-                                           rule="alias", proposed={"name": "B"}, kept=billy,
-                                           created_at=NOW)
+    Traversal.objects.create(
+        user=alice, conversation=conversation, edge_ids=[knows.pk], crossed_at=NOW
+    )
+    Traversal.objects.create(
+        user=alice, conversation=conversation, edge_ids=[works.pk], crossed_at=NOW, applied_at=NOW
+    )
+    earlier = MergeDecision.objects.create(
+        user=alice,
+        status="merged",
+        kind="PERSON",
+        rule="alias",
+        proposed={"name": "B"},
+        kept=billy,
+        created_at=NOW,
+    )
     keys.sync_node_keys(user_id=alice.pk, nodes=Node.objects.for_user(alice))
     keys.sync_relation_keys(user_id=alice.pk)
-    return {"me": me, "william": william, "billy": billy, "friend_w": friend_w,
-            "friend_b": friend_b, "works": works, "brother_j": brother_j,
-            "brother_b": brother_b, "knows": knows, "earlier": earlier, "e1": e1, "e2": e2}
+    return {
+        "me": me,
+        "william": william,
+        "billy": billy,
+        "friend_w": friend_w,
+        "friend_b": friend_b,
+        "works": works,
+        "brother_j": brother_j,
+        "brother_b": brother_b,
+        "knows": knows,
+        "earlier": earlier,
+        "e1": e1,
+        "e2": e2,
+    }
 
 
 def keys_of(user):
@@ -134,16 +193,16 @@ def keys_of(user):
 
 def test_merge_nodes_moves_everything_onto_keep(alice, graph, mod):
     william, billy = graph["william"], graph["billy"]
-    decision = merge_nodes(user=alice, keep=william, absorb=billy, reason="same person",
-                           by=mod, now=LATER)
+    decision = merge_nodes(
+        user=alice, keep=william, absorb=billy, reason="same person", by=mod, now=LATER
+    )
 
     assert not Node.objects.filter(pk=billy.pk).exists()
     william.refresh_from_db()
     assert william.aliases == ["Will", "Billy", "B"]
     assert william.properties == {"city": "York", "job": "baker"}
     assert william.confidence == 0.9
-    assert set(william.episodes.values_list("pk", flat=True)) == {graph["e1"].pk,
-                                                                   graph["e2"].pk}
+    assert set(william.episodes.values_list("pk", flat=True)) == {graph["e1"].pk, graph["e2"].pk}
     # The edges between the two became self-relations: dropped, with what hung off them.
     assert not Edge.objects.filter(pk__in=[graph["knows"].pk, graph["brother_b"].pk]).exists()
     # The crossing stays logged by id (ids are never reused); a Write skips it while the edge
@@ -159,11 +218,13 @@ def test_merge_nodes_moves_everything_onto_keep(alice, graph, mod):
     assert friend_b.superseded_by == friend_w and friend_b.target == william
     assert (friend_w.strength_at_touch, friend_w.last_touched_at) == (100.0, NOW)
     assert friend_w.confidence == 0.8
-    assert set(friend_w.episodes.values_list("pk", flat=True)) == {graph["e1"].pk,
-                                                                    graph["e2"].pk}
+    assert set(friend_w.episodes.values_list("pk", flat=True)) == {graph["e1"].pk, graph["e2"].pk}
     assert live_lines(alice) == [
-        "William -[HAS_BROTHER]-> Joshua", "William -[LIVES_IN]-> London",
-        "William -[WORKS_AT]-> Acme", "alice -[HAS_FRIEND]-> William"]
+        "William -[HAS_BROTHER]-> Joshua",
+        "William -[LIVES_IN]-> London",
+        "William -[WORKS_AT]-> Acme",
+        "alice -[HAS_FRIEND]-> William",
+    ]
     graph["earlier"].refresh_from_db()
     assert graph["earlier"].kept is None  # its node is gone until the merge is reverted
     assert {"Billy", "B"} <= set(william.keys.values_list("text", flat=True))
@@ -173,8 +234,10 @@ def test_merge_nodes_moves_everything_onto_keep(alice, graph, mod):
     assert decision.absorbed["name"] == "Billy" and decision.absorbed["id"] == billy.pk
     assert decision.moved["aliases_added"] == ["Billy", "B"]
     assert decision.moved["properties_added"] == ["job"]
-    assert {d["id"] for d in decision.moved["dropped_edges"]} == {graph["knows"].pk,
-                                                                 graph["brother_b"].pk}
+    assert {d["id"] for d in decision.moved["dropped_edges"]} == {
+        graph["knows"].pk,
+        graph["brother_b"].pk,
+    }
     knows_row = next(d for d in decision.moved["dropped_edges"] if d["id"] == graph["knows"].pk)
     assert knows_row["snippets"][0]["text"] == "Billy knows William"
     assert "traversals" not in knows_row
@@ -184,8 +247,14 @@ def test_merge_nodes_moves_everything_onto_keep(alice, graph, mod):
 def test_merge_then_revert_leaves_the_exported_graph_identical(alice, graph, mod):
     before = export_graph(user=alice)
     keys_before = keys_of(alice)
-    decision = merge_nodes(user=alice, keep=graph["william"], absorb=graph["billy"],
-                           reason="same person", by=mod, now=LATER)
+    decision = merge_nodes(
+        user=alice,
+        keep=graph["william"],
+        absorb=graph["billy"],
+        reason="same person",
+        by=mod,
+        now=LATER,
+    )
     assert export_graph(user=alice) != before
 
     reverted = revert_merge(user=alice, decision=decision, by=mod, now=LATER)
@@ -206,30 +275,43 @@ def test_revert_of_a_decision_recorded_with_per_edge_traversals_logs_them_again(
     # Decisions recorded when a traversal was one row per edge carry those rows (they were
     # deleted with the edge); a revert logs each again, in today's shape.
     Traversal.objects.for_user(alice).delete()
-    decision = merge_nodes(user=alice, keep=graph["william"], absorb=graph["billy"],
-                           reason="same person", now=LATER)
+    decision = merge_nodes(
+        user=alice, keep=graph["william"], absorb=graph["billy"], reason="same person", now=LATER
+    )
     conversation = Conversation.objects.for_user(alice).get()
     for row in decision.moved["dropped_edges"]:
         if row["id"] == graph["knows"].pk:
-            row["traversals"] = [{"id": 999, "conversation": conversation.pk,
-                                  "crossed_at": NOW.isoformat(), "applied_at": None}]
+            row["traversals"] = [
+                {
+                    "id": 999,
+                    "conversation": conversation.pk,
+                    "crossed_at": NOW.isoformat(),
+                    "applied_at": None,
+                }
+            ]
     decision.save(update_fields=["moved"])
 
     revert_merge(user=alice, decision=decision, now=LATER)
 
     restored = Traversal.objects.for_user(alice).get()
-    assert (restored.edge_ids, restored.conversation, restored.crossed_at,
-            restored.applied_at) == ([graph["knows"].pk], conversation, NOW, None)
+    assert (restored.edge_ids, restored.conversation, restored.crossed_at, restored.applied_at) == (
+        [graph["knows"].pk],
+        conversation,
+        NOW,
+        None,
+    )
 
 
 def test_revert_restores_a_survivor_that_was_the_weaker_edge(alice, graph, mod):
     # Here the kept side's edge is stronger: the survivor keeps its own strength, and revert
     # still gives back exactly what was there.
-    Edge.objects.filter(pk=graph["friend_w"].pk).update(strength_at_touch=100.0,
-                                                        last_touched_at=LATER)
+    Edge.objects.filter(pk=graph["friend_w"].pk).update(
+        strength_at_touch=100.0, last_touched_at=LATER
+    )
     before = export_graph(user=alice)
-    decision = merge_nodes(user=alice, keep=graph["william"], absorb=graph["billy"],
-                           reason="x", now=LATER)
+    decision = merge_nodes(
+        user=alice, keep=graph["william"], absorb=graph["billy"], reason="x", now=LATER
+    )
     graph["friend_w"].refresh_from_db()
     assert graph["friend_w"].last_touched_at == LATER
     revert_merge(user=alice, decision=decision, now=LATER)
@@ -246,29 +328,32 @@ def test_merging_nodes_of_different_kinds_is_refused(alice, graph):
 
 def test_the_self_node_can_be_kept_but_never_absorbed(alice, graph):
     with pytest.raises(ValueError, match="self node"):
-        merge_nodes(user=alice, keep=graph["william"], absorb=graph["me"], reason="x",
-                    now=LATER)
-    decision = merge_nodes(user=alice, keep=graph["me"], absorb=graph["billy"], reason="x",
-                           now=LATER)
+        merge_nodes(user=alice, keep=graph["william"], absorb=graph["me"], reason="x", now=LATER)
+    decision = merge_nodes(
+        user=alice, keep=graph["me"], absorb=graph["billy"], reason="x", now=LATER
+    )
     assert decision.kept == graph["me"]
     assert Node.objects.for_user(alice).get(is_self=True).pk == graph["me"].pk
 
 
 def test_a_node_cannot_be_merged_into_itself(alice, graph):
     with pytest.raises(ValueError, match="itself"):
-        merge_nodes(user=alice, keep=graph["william"], absorb=graph["william"], reason="x",
-                    now=LATER)
+        merge_nodes(
+            user=alice, keep=graph["william"], absorb=graph["william"], reason="x", now=LATER
+        )
 
 
 def test_revert_twice_or_after_a_later_merge_of_the_kept_node_is_refused(alice, graph):
-    decision = merge_nodes(user=alice, keep=graph["william"], absorb=graph["billy"],
-                           reason="x", now=LATER)
+    decision = merge_nodes(
+        user=alice, keep=graph["william"], absorb=graph["billy"], reason="x", now=LATER
+    )
     revert_merge(user=alice, decision=decision, now=LATER)
     with pytest.raises(ValueError, match="only merged decisions"):
         revert_merge(user=alice, decision=decision, now=LATER)
 
-    first = merge_nodes(user=alice, keep=graph["william"], absorb=graph["billy"], reason="x",
-                        now=LATER)
+    first = merge_nodes(
+        user=alice, keep=graph["william"], absorb=graph["billy"], reason="x", now=LATER
+    )
     merge_nodes(user=alice, keep=graph["me"], absorb=graph["william"], reason="y", now=LATER)
     with pytest.raises(ValueError, match="revert the later merge first"):
         revert_merge(user=alice, decision=first, now=LATER)
@@ -328,8 +413,9 @@ def test_keep_apart_closes_a_held_decision_and_leaves_the_node(alice, mod):
     assert decided.status == "kept-apart" and decided.log[-1]["why"] == "different people"
     assert export_graph(user=alice) == before
     with pytest.raises(ValueError):
-        merge_held(user=alice, decision=held, into_node_id=held.candidates[0]["id"], by=mod,
-                   now=LATER)
+        merge_held(
+            user=alice, decision=held, into_node_id=held.candidates[0]["id"], by=mod, now=LATER
+        )
 
 
 # --- ownership ----------------------------------------------------------------------------------
@@ -338,8 +424,7 @@ def test_keep_apart_closes_a_held_decision_and_leaves_the_node(alice, mod):
 def test_bob_cannot_merge_or_revert_alices_nodes(alice, bob, graph):
     before = export_graph(user=alice)
     with pytest.raises(ValueError, match="node not found"):
-        merge_nodes(user=bob, keep=graph["william"], absorb=graph["billy"], reason="x",
-                    now=LATER)
+        merge_nodes(user=bob, keep=graph["william"], absorb=graph["billy"], reason="x", now=LATER)
     bobs = make_node(bob, "Bobby")
     with pytest.raises(ValueError, match="node not found"):
         merge_nodes(user=bob, keep=bobs, absorb=graph["billy"].pk, reason="x", now=LATER)
@@ -347,23 +432,32 @@ def test_bob_cannot_merge_or_revert_alices_nodes(alice, bob, graph):
         merge_nodes(user=alice, keep=graph["william"], absorb=bobs, reason="x", now=LATER)
     assert export_graph(user=alice) == before
 
-    decision = merge_nodes(user=alice, keep=graph["william"], absorb=graph["billy"],
-                           reason="x", now=LATER)
+    decision = merge_nodes(
+        user=alice, keep=graph["william"], absorb=graph["billy"], reason="x", now=LATER
+    )
     merged = export_graph(user=alice)
     for action in (
         lambda: revert_merge(user=bob, decision=decision, now=LATER),
         lambda: keep_apart(user=bob, decision=decision, by=bob, why="x", now=LATER),
         lambda: confirm(user=bob, decision=decision, by=bob, now=LATER),
-        lambda: merge_held(user=bob, decision=decision, into_node_id=bobs.pk, by=bob,
-                           now=LATER),
+        lambda: merge_held(user=bob, decision=decision, into_node_id=bobs.pk, by=bob, now=LATER),
     ):
         with pytest.raises(ValueError, match="merge decision not found"):
             action()
     assert export_graph(user=alice) == merged
     assert export_graph(user=bob)["nodes"] == [
-        {"id": f"n{bobs.pk}", "kind": "PERSON", "name": "Bobby", "aliases": [],
-         "properties": {}, "confidence": 0.5, "provisional": False, "is_self": False,
-         "episodes": []}]
+        {
+            "id": f"n{bobs.pk}",
+            "kind": "PERSON",
+            "name": "Bobby",
+            "aliases": [],
+            "properties": {},
+            "confidence": 0.5,
+            "provisional": False,
+            "is_self": False,
+            "episodes": [],
+        }
+    ]
 
 
 def test_a_refused_merge_is_a_merge_error_on_the_node_to_keep(alice, bob, graph):

@@ -21,6 +21,7 @@ def spec_read(settings):
     MEMORY_READ_STRATEGY defaults to (other strategies add to it and have their own tests)."""
     settings.MEMORY_READ_STRATEGY = "spec"
 
+
 NOW = T0
 
 
@@ -40,8 +41,7 @@ def test_a_seed_divides_its_activation_in_proportion_to_edge_strength(alice):
     make_edge(alice, joshua, "KNOWS", mateo, strength=30)
     make_edge(alice, joshua, "OWNS", guitar, strength=10)
 
-    record = recall(user=alice, message="joshua", now=NOW,
-                    options=ReadOptions(fire_threshold=0.01))
+    record = recall(user=alice, message="joshua", now=NOW, options=ReadOptions(fire_threshold=0.01))
 
     assert seed_names(record) == ["Joshua"]
     # Σ strength of Joshua = 60 + 30 + 10 = 100; contrib = 1.0 · s/100 · 0.6.
@@ -81,8 +81,7 @@ def test_activation_travels_two_hops_and_not_three(alice):
     second = make_edge(alice, a, "KEPT_IN", b)
     third = make_edge(alice, b, "SHIPPED_TO", c)
 
-    record = recall(user=alice, message="joshua", now=NOW,
-                    options=ReadOptions(fire_threshold=0.01))
+    record = recall(user=alice, message="joshua", now=NOW, options=ReadOptions(fire_threshold=0.01))
 
     assert seed_names(record) == ["Joshua"]
     # Hop 1: Lisbon = 1 · 100/100 · 0.6 = 0.6.
@@ -184,24 +183,28 @@ def _star(user, forward: list[float], reverse: list[float]):
 def test_budget_gives_six_slots_to_seed_or_forward_and_two_to_reverse(alice):
     _star(alice, forward=[14, 13, 12, 11, 10, 9, 8], reverse=[9, 8, 6])  # Σ = 100
 
-    record = recall(user=alice, message="joshua", now=NOW,
-                    options=ReadOptions(fire_threshold=0.01))
+    record = recall(user=alice, message="joshua", now=NOW, options=ReadOptions(fire_threshold=0.01))
 
     assert seed_names(record) == ["Joshua"]
     # Each neighbour gets s/100 · 0.6: F1..F7 = .084 .078 .072 .066 .060 .054 .048 (forward),
     # R1..R3 = .054 .048 .036 (reverse). 8 slots: 6 for seed+forward (Joshua, F1..F5), 2 for
     # reverse (R1, R2). F6 (.054) loses to R1 (.054) because it competes on its own side.
-    assert [f["name"] for f in record.fired] == ["Joshua", "F1", "F2", "F3", "F4", "F5", "R1",
-                                                 "R2"]
-    assert [f["score"] for f in record.fired][1:] == [0.084, 0.078, 0.072, 0.066, 0.06, 0.054,
-                                                      0.048]
+    assert [f["name"] for f in record.fired] == ["Joshua", "F1", "F2", "F3", "F4", "F5", "R1", "R2"]
+    assert [f["score"] for f in record.fired][1:] == [
+        0.084,
+        0.078,
+        0.072,
+        0.066,
+        0.06,
+        0.054,
+        0.048,
+    ]
 
 
 def test_unused_reverse_slots_backfill_with_forward_nodes(alice):
     _star(alice, forward=[14, 13, 12, 11, 10, 9, 8, 7], reverse=[16])  # Σ = 100
 
-    record = recall(user=alice, message="joshua", now=NOW,
-                    options=ReadOptions(fire_threshold=0.01))
+    record = recall(user=alice, message="joshua", now=NOW, options=ReadOptions(fire_threshold=0.01))
 
     # One reverse node (R1: 16/100 · 0.6 = .096) fills one of its two slots; the spare slot
     # goes to the next forward node, F6 (9/100 · 0.6 = .054). F7, F8 stay out.
@@ -220,10 +223,25 @@ def test_dead_edges_neither_conduct_nor_appear_in_the_injection(alice):
     # Superseded (Lisbon replaced Boston), flagged dormant, expired, decayed below 2.0:
     make_edge(alice, joshua, "LIVES_IN", boston, superseded_by=moved, snippet="Boston is home")
     make_edge(alice, joshua, "WORKS_AT", deloitte, dormant=True, snippet="I'm at Deloitte")
-    make_edge(alice, joshua, "MEETS", mateo, stability="time_bound",
-              expires_at=NOW - timedelta(days=1), snippet="meeting Mateo on Friday")
-    make_edge(alice, joshua, "OWNS", guitar, stability="mutable", strength=10,
-              touched=NOW - timedelta(days=400), snippet="my old guitar")  # 10·e^−8 ≈ 0.003
+    make_edge(
+        alice,
+        joshua,
+        "MEETS",
+        mateo,
+        stability="time_bound",
+        expires_at=NOW - timedelta(days=1),
+        snippet="meeting Mateo on Friday",
+    )
+    make_edge(
+        alice,
+        joshua,
+        "OWNS",
+        guitar,
+        stability="mutable",
+        strength=10,
+        touched=NOW - timedelta(days=400),
+        snippet="my old guitar",
+    )  # 10·e^−8 ≈ 0.003
     # Both ends of this dormant edge fire through live edges; it still must not be a line.
     make_edge(alice, priya, "ADMIRES", joshua, dormant=True, snippet="Priya admires him")
 
@@ -238,10 +256,11 @@ def test_dead_edges_neither_conduct_nor_appear_in_the_injection(alice):
         "Lisbon": (0.3, "forward", 1),
     }
     assert record.crossed_edges == sorted([knows.pk, moved.pk])
-    assert sorted(record.memory_lines) == ["Joshua -[KNOWS]-> Priya",
-                                           "Joshua -[LIVES_IN]-> Lisbon"]
+    assert sorted(record.memory_lines) == ["Joshua -[KNOWS]-> Priya", "Joshua -[LIVES_IN]-> Lisbon"]
     assert sorted(s["text"] for s in record.context_snippets) == [
-        "Priya is my oldest friend", "we moved to Lisbon"]
+        "Priya is my oldest friend",
+        "we moved to Lisbon",
+    ]
     for dead in ("Boston", "Deloitte", "Mateo", "guitar", "admires"):
         assert dead not in record.text
 
@@ -252,8 +271,7 @@ def test_an_edge_decays_with_time_between_touch_and_now(alice):
     # Same stored strength; the mutable one was touched 50 days before NOW:
     # 100 · e^(−0.02 · 50) = 100 · e^−1 = 36.788; the immutable one stays 100.
     make_edge(alice, joshua, "KNOWS", priya, stability="immutable")
-    make_edge(alice, joshua, "KNOWS", mateo, stability="mutable",
-              touched=NOW - timedelta(days=50))
+    make_edge(alice, joshua, "KNOWS", mateo, stability="mutable", touched=NOW - timedelta(days=50))
 
     record = recall(user=alice, message="joshua", now=NOW)
 

@@ -17,6 +17,7 @@ def spec_read(settings):
     MEMORY_READ_STRATEGY defaults to (other strategies add to it and have their own tests)."""
     settings.MEMORY_READ_STRATEGY = "spec"
 
+
 NOW = T0
 
 
@@ -25,13 +26,24 @@ def two_joshuas(alice, bob):
     """Alice and Bob both know a Joshua, with different neighbourhoods and shared episodes."""
     a_chat, b_chat = make_episode(alice), make_episode(bob)
     a_josh = make_node(alice, "Joshua", episodes=[a_chat])
-    make_edge(alice, a_josh, "WORKS_AT", make_node(alice, "Deloitte", "ORG", episodes=[a_chat]),
-              snippet="Joshua is a partner at Deloitte")
-    make_edge(alice, make_node(alice, "Alice", is_self=True), "HAS_BOSS", a_josh,
-              snippet="my boss Joshua")
+    make_edge(
+        alice,
+        a_josh,
+        "WORKS_AT",
+        make_node(alice, "Deloitte", "ORG", episodes=[a_chat]),
+        snippet="Joshua is a partner at Deloitte",
+    )
+    make_edge(
+        alice, make_node(alice, "Alice", is_self=True), "HAS_BOSS", a_josh, snippet="my boss Joshua"
+    )
     b_josh = make_node(bob, "Joshua", episodes=[b_chat])
-    make_edge(bob, b_josh, "PLAYS", make_node(bob, "cello", "THING", episodes=[b_chat]),
-              snippet="Joshua plays the cello")
+    make_edge(
+        bob,
+        b_josh,
+        "PLAYS",
+        make_node(bob, "cello", "THING", episodes=[b_chat]),
+        snippet="Joshua plays the cello",
+    )
     return a_josh, b_josh
 
 
@@ -69,7 +81,8 @@ def test_alice_is_not_served_bobs_cached_keys(alice, bob, two_joshuas):
 
     assert "cello" not in {s["name"] for s in record.seeds}
     assert set(f["id"] for f in record.fired) <= set(
-        Node.objects.for_user(alice).values_list("id", flat=True))
+        Node.objects.for_user(alice).values_list("id", flat=True)
+    )
 
 
 def test_a_read_refuses_to_log_into_another_users_conversation(alice, bob, two_joshuas):

@@ -34,9 +34,26 @@ def spec_read(settings):
     MEMORY_READ_STRATEGY defaults to (other strategies add to it and have their own tests)."""
     settings.MEMORY_READ_STRATEGY = "spec"
 
+
 NOW = T0
-FIRST = ["Joshua", "Priya", "Mateo", "Olivia", "Kenji", "Amara", "Lars", "Ines", "Tomasz",
-         "Leila", "Dmitri", "Sofia", "Kwame", "Hana", "Rafael", "Yara"]
+FIRST = [
+    "Joshua",
+    "Priya",
+    "Mateo",
+    "Olivia",
+    "Kenji",
+    "Amara",
+    "Lars",
+    "Ines",
+    "Tomasz",
+    "Leila",
+    "Dmitri",
+    "Sofia",
+    "Kwame",
+    "Hana",
+    "Rafael",
+    "Yara",
+]
 LAST = ["Okafor", "Lindqvist", "Haddad", "Moreau", "Tanaka", "Kowalski", "Alvarez", "Novak"]
 RELATIONS = ["KNOWS", "WORKS_WITH", "HAS_FRIEND", "VISITED", "OWNS", "LIKES"]
 STABILITIES = ["stable", "mutable", "immutable", "time_bound", "ephemeral"]
@@ -49,13 +66,21 @@ def build_graph(user, *, nodes: int, edges: int, hub_degree: int, seed: int = 1)
     names = [f"{f} {la}" for f in FIRST for la in LAST]
     rng.shuffle(names)
     made = Node.objects.bulk_create(
-        Node(user=user, kind="PERSON", name=name, normalised_name=name.lower(),
-             is_self=(i == 0), created_at=NOW, updated_at=NOW)
+        Node(
+            user=user,
+            kind="PERSON",
+            name=name,
+            normalised_name=name.lower(),
+            is_self=(i == 0),
+            created_at=NOW,
+            updated_at=NOW,
+        )
         for i, name in enumerate(names[:nodes])
     )
     sync_node_keys(user_id=user.pk, nodes=made)
-    episodes = Episode.objects.bulk_create(Episode(user=user, created_at=NOW)
-                                           for _ in range(max(1, nodes // 6)))
+    episodes = Episode.objects.bulk_create(
+        Episode(user=user, created_at=NOW) for _ in range(max(1, nodes // 6))
+    )
     NodeEpisode.objects.bulk_create(
         NodeEpisode(user=user, node=node, episode=rng.choice(episodes)) for node in made
     )
@@ -70,19 +95,33 @@ def build_graph(user, *, nodes: int, edges: int, hub_degree: int, seed: int = 1)
     for source, relation, target in sorted(pairs):
         stability = rng.choice(STABILITIES)
         temporary = stability in ("time_bound", "ephemeral")
-        rows.append(Edge(
-            user=user, source_id=source, relation=relation, target_id=target,
-            strength_at_touch=rng.uniform(5, 100), stability=stability,
-            last_touched_at=NOW - timedelta(days=rng.uniform(0, 300)),
-            expires_at=NOW + timedelta(days=rng.uniform(-30, 30)) if temporary else None,
-            dormant=rng.random() < 0.05, created_at=NOW,
-        ))
+        rows.append(
+            Edge(
+                user=user,
+                source_id=source,
+                relation=relation,
+                target_id=target,
+                strength_at_touch=rng.uniform(5, 100),
+                stability=stability,
+                last_touched_at=NOW - timedelta(days=rng.uniform(0, 300)),
+                expires_at=NOW + timedelta(days=rng.uniform(-30, 30)) if temporary else None,
+                dormant=rng.random() < 0.05,
+                created_at=NOW,
+            )
+        )
     made_edges = Edge.objects.bulk_create(rows)
     # Half the snippets repeat one of five texts, so de-duplication has work to do.
     snippets = Snippet.objects.bulk_create(
-        Snippet(user=user, edge=edge, created_at=NOW,
-                text=(f"note {edge.pk % 5}" if rng.random() < 0.5
-                      else f"snippet {edge.pk} {edge.relation.lower()}"))
+        Snippet(
+            user=user,
+            edge=edge,
+            created_at=NOW,
+            text=(
+                f"note {edge.pk % 5}"
+                if rng.random() < 0.5
+                else f"snippet {edge.pk} {edge.relation.lower()}"
+            ),
+        )
         for edge in made_edges
     )
     for edge, snippet in zip(made_edges, snippets, strict=True):
@@ -99,21 +138,29 @@ def build_graph(user, *, nodes: int, edges: int, hub_degree: int, seed: int = 1)
 def snapshot(user) -> dict:
     return {
         model.__name__: sorted(model.objects.for_user(user).values_list(), key=lambda r: r[0])
-        for model in (Node, Edge, Snippet, MemoryKey, NodeEpisode, EdgeEpisode, Episode,
-                      Traversal)
+        for model in (Node, Edge, Snippet, MemoryKey, NodeEpisode, EdgeEpisode, Episode, Traversal)
     }
 
 
 def test_a_read_with_a_hub_in_reach_takes_at_most_six_queries(
-        alice, django_assert_max_num_queries, settings):
+    alice, django_assert_max_num_queries, settings
+):
     # The SPEC §5 Read; the default strategy's passages cost one query more (tested in
     # tests/memory/bench/test_locomo_default_read.py).
     settings.MEMORY_READ_STRATEGY = "spec"
     made = build_graph(alice, nodes=120, edges=200, hub_degree=100)
-    hub_edges = [e for e in Edge.objects.for_user(alice).filter(source=made[0])
-                 if e.superseded_by_id is None and not e.dormant and is_live(
-                     strength_at(e.strength_at_touch, e.stability, e.last_touched_at, NOW),
-                     stability=e.stability, expires_at=e.expires_at, now=NOW)]
+    hub_edges = [
+        e
+        for e in Edge.objects.for_user(alice).filter(source=made[0])
+        if e.superseded_by_id is None
+        and not e.dormant
+        and is_live(
+            strength_at(e.strength_at_touch, e.stability, e.last_touched_at, NOW),
+            stability=e.stability,
+            expires_at=e.expires_at,
+            now=NOW,
+        )
+    ]
     neighbour = Node.objects.get(pk=hub_edges[0].target_id)
     message = f"Did {neighbour.name} ever call back?"
 
@@ -175,9 +222,11 @@ def test_crossed_edges_are_logged_as_one_row_per_turn(alice):
     logged = Traversal.objects.for_user(alice)
     # Each turn is one row of the crossed ids in order; the Write reinforces each edge once
     # per conversation however many turns crossed it (tests/memory/services/test_traversals.py).
-    assert list(logged.filter(conversation=first).order_by("crossed_at")
-                .values_list("crossed_at", "edge_ids")) == [(NOW, record.crossed_edges),
-                                                            (later, record.crossed_edges)]
+    assert list(
+        logged.filter(conversation=first)
+        .order_by("crossed_at")
+        .values_list("crossed_at", "edge_ids")
+    ) == [(NOW, record.crossed_edges), (later, record.crossed_edges)]
     assert logged.get(conversation=second).edge_ids == record.crossed_edges
     assert logged.filter(applied_at__isnull=False).count() == 0
 
@@ -198,33 +247,66 @@ def core_on_whole_graph(user, seed_ids, options: ReadOptions):
     edges, line_edges = [], []
     for e in Edge.objects.for_user(user).select_related("snippet"):
         strength = strength_at(e.strength_at_touch, e.stability, e.last_touched_at, NOW)
-        if is_live(strength, stability=e.stability, expires_at=e.expires_at, now=NOW,
-                   dormant=e.dormant, superseded=e.superseded_by_id is not None):
+        if is_live(
+            strength,
+            stability=e.stability,
+            expires_at=e.expires_at,
+            now=NOW,
+            dormant=e.dormant,
+            superseded=e.superseded_by_id is not None,
+        ):
             edges.append(EdgeView(e.pk, e.source_id, e.target_id, e.relation, strength))
-            line_edges.append(LineEdge(e.pk, e.source_id, e.target_id, e.relation, strength,
-                                       e.snippet.text if e.snippet else None))
+            line_edges.append(
+                LineEdge(
+                    e.pk,
+                    e.source_id,
+                    e.target_id,
+                    e.relation,
+                    strength,
+                    e.snippet.text if e.snippet else None,
+                )
+            )
     acts, crossed = spread(seed_ids, edges, hops=options.hops, factor=options.spread_factor)
     episodes: dict[int, list[int]] = {}
-    for node_id, episode_id in NodeEpisode.objects.for_user(user).values_list("node_id",
-                                                                               "episode_id"):
+    for node_id, episode_id in NodeEpisode.objects.for_user(user).values_list(
+        "node_id", "episode_id"
+    ):
         episodes.setdefault(node_id, []).append(episode_id)
-    acts = apply_co_episode_bonus(acts, episodes, threshold=options.fire_threshold,
-                                  bonus=options.co_episode_bonus)
-    fired = select_fired(acts, threshold=options.fire_threshold, budget=options.budget,
-                         forward_share=options.forward_share)
+    acts = apply_co_episode_bonus(
+        acts, episodes, threshold=options.fire_threshold, bonus=options.co_episode_bonus
+    )
+    fired = select_fired(
+        acts,
+        threshold=options.fire_threshold,
+        budget=options.budget,
+        forward_share=options.forward_share,
+    )
     names = dict(Node.objects.for_user(user).values_list("id", "name"))
     lines = [line for _, line in memory_lines([a.node_id for a in fired], line_edges, names)]
-    snippets = context_snippets(fired, line_edges, names, threshold=options.context_threshold,
-                                per_node=options.snippets_per_node)
-    return ([(a.node_id, round(a.score, 4), a.direction, a.hop) for a in fired], crossed,
-            lines, snippets)
+    snippets = context_snippets(
+        fired,
+        line_edges,
+        names,
+        threshold=options.context_threshold,
+        per_node=options.snippets_per_node,
+    )
+    return (
+        [(a.node_id, round(a.score, 4), a.direction, a.hop) for a in fired],
+        crossed,
+        lines,
+        snippets,
+    )
 
 
-@pytest.mark.parametrize("options", [
-    ReadOptions(strategy="spec"),
-    ReadOptions(strategy="spec", fire_threshold=0.02, budget=12),  # pruning matters
-    ReadOptions(strategy="spec", fire_threshold=0.1, co_episode_bonus=0.15),  # bonus fires
-], ids=["spec", "low-threshold", "bonus-fires"])
+@pytest.mark.parametrize(
+    "options",
+    [
+        ReadOptions(strategy="spec"),
+        ReadOptions(strategy="spec", fire_threshold=0.02, budget=12),  # pruning matters
+        ReadOptions(strategy="spec", fire_threshold=0.1, co_episode_bonus=0.15),  # bonus fires
+    ],
+    ids=["spec", "low-threshold", "bonus-fires"],
+)
 def test_the_service_fires_what_the_core_fires_on_the_whole_graph(alice, options):
     made = build_graph(alice, nodes=100, edges=220, hub_degree=40)
     names = {node.name: node.pk for node in made}

@@ -28,16 +28,21 @@ def test_a_graph_snippet_close_in_meaning_outranks_an_equal_one_that_is_not(alic
     # Two equally strong memories of Melanie, neither sharing a word with the question but
     # her name: only what they mean tells them apart.
     _, messages = ended_conversation(
-        alice, [(Role.USER, CAR, "Melanie", False), (Role.USER, PAINTING, "Melanie", False)])
+        alice, [(Role.USER, CAR, "Melanie", False), (Role.USER, PAINTING, "Melanie", False)]
+    )
     melanie = make_node(alice, "Melanie")
-    car_edge = _edge_from(alice, melanie, "BOUGHT", make_node(alice, "car", "THING"),
-                          messages[0])
-    paint_edge = _edge_from(alice, melanie, "ENJOYS", make_node(alice, "painting", "TOPIC"),
-                            messages[1])
+    car_edge = _edge_from(alice, melanie, "BOUGHT", make_node(alice, "car", "THING"), messages[0])
+    paint_edge = _edge_from(
+        alice, melanie, "ENJOYS", make_node(alice, "painting", "TOPIC"), messages[1]
+    )
     assert car_edge.pk < paint_edge.pk  # on a tie the lower edge id would come first
 
-    record = recall(user=alice, message="How does Melanie unwind and relax?", now=NOW,
-                    options=ReadOptions(strategy="graph", budget_tokens=200))
+    record = recall(
+        user=alice,
+        message="How does Melanie unwind and relax?",
+        now=NOW,
+        options=ReadOptions(strategy="graph", budget_tokens=200),
+    )
 
     edges = [s["edge"] for s in record.context_snippets if s["source"] == "edge"]
     assert edges[:2] == [paint_edge.pk, car_edge.pk]

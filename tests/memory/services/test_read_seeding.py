@@ -25,6 +25,7 @@ def spec_read(settings):
     MEMORY_READ_STRATEGY defaults to (other strategies add to it and have their own tests)."""
     settings.MEMORY_READ_STRATEGY = "spec"
 
+
 NOW = T0
 
 
@@ -108,8 +109,9 @@ def test_aliases_seed_their_node(alice):
 
 def test_new_keys_are_seen_by_the_next_read(alice, work_graph):
     assert recall(user=alice, message="massachusetts bay", now=NOW).seeds  # fills the cache
-    assert not any(s["key"] == "Beantown" for s in
-                   recall(user=alice, message="beantown", now=NOW).seeds)
+    assert not any(
+        s["key"] == "Beantown" for s in recall(user=alice, message="beantown", now=NOW).seeds
+    )
 
     boston = work_graph["boston"]
     boston.aliases = ["Beantown"]
@@ -163,14 +165,54 @@ def test_cached_centring_gives_the_core_scores(alice, work_graph):
 
 
 def _people(user, count: int) -> list[Node]:
-    firsts = ["James", "Mary", "Robert", "Linda", "Michael", "Sarah", "David", "Karen", "Daniel",
-              "Nancy", "Priya", "Mateo", "Olivia", "Noah", "Hannah", "Ethan", "Grace", "Logan"]
-    lasts = ["Smith", "Garcia", "Nguyen", "Okafor", "Kowalski", "Haddad", "Yamamoto", "Rossi",
-             "Fischer", "Larsen", "Dubois", "Silva", "Novak", "Murphy", "Chen", "Patel"]
+    firsts = [
+        "James",
+        "Mary",
+        "Robert",
+        "Linda",
+        "Michael",
+        "Sarah",
+        "David",
+        "Karen",
+        "Daniel",
+        "Nancy",
+        "Priya",
+        "Mateo",
+        "Olivia",
+        "Noah",
+        "Hannah",
+        "Ethan",
+        "Grace",
+        "Logan",
+    ]
+    lasts = [
+        "Smith",
+        "Garcia",
+        "Nguyen",
+        "Okafor",
+        "Kowalski",
+        "Haddad",
+        "Yamamoto",
+        "Rossi",
+        "Fischer",
+        "Larsen",
+        "Dubois",
+        "Silva",
+        "Novak",
+        "Murphy",
+        "Chen",
+        "Patel",
+    ]
     now = NOW
     nodes = Node.objects.bulk_create(
-        Node(user=user, kind="PERSON", name=f"{first} {last}",
-             normalised_name=f"{first} {last}".lower(), created_at=now, updated_at=now)
+        Node(
+            user=user,
+            kind="PERSON",
+            name=f"{first} {last}",
+            normalised_name=f"{first} {last}".lower(),
+            created_at=now,
+            updated_at=now,
+        )
         for first, last in [(f, la) for f in firsts for la in lasts][:count]
     )
     sync_node_keys(user_id=user.pk, nodes=nodes)
@@ -183,8 +225,15 @@ def test_hnsw_preselection_finds_the_same_seeds_as_the_exact_scan(alice, setting
         make_edge(alice, a, "KNOWS", b)
     for place in ["Lisbon", "Boston", "Kyoto", "Nairobi", "Oslo", "Lima"]:
         make_node(alice, place, "PLACE")
-    messages = ["Did Priya Okafor call?", "grace and logan", "Lunch in Kyoto with Noah Chen",
-                "smith", "who does mateo know", "I miss Oslo", "Yamamoto's birthday"]
+    messages = [
+        "Did Priya Okafor call?",
+        "grace and logan",
+        "Lunch in Kyoto with Noah Chen",
+        "smith",
+        "who does mateo know",
+        "I miss Oslo",
+        "Yamamoto's birthday",
+    ]
     options = ReadOptions(fire_threshold=0.0, budget=1000)
 
     read_keys.clear_key_cache()
@@ -199,8 +248,11 @@ def test_hnsw_preselection_finds_the_same_seeds_as_the_exact_scan(alice, setting
     for e, a in zip(exact, approximate, strict=True):
         assert e.seeds, e.words
         assert {s["name"] for s in a.seeds} == {s["name"] for s in e.seeds}
-        for x, y in zip(sorted(e.seeds, key=lambda s: s["name"]),
-                        sorted(a.seeds, key=lambda s: s["name"]), strict=True):
+        for x, y in zip(
+            sorted(e.seeds, key=lambda s: s["name"]),
+            sorted(a.seeds, key=lambda s: s["name"]),
+            strict=True,
+        ):
             assert x["similarity"] == pytest.approx(y["similarity"], abs=1e-3)
         assert [f["id"] for f in a.fired] == [f["id"] for f in e.fired]
 
@@ -233,8 +285,7 @@ def test_a_large_users_mean_follows_the_keys_at_once(alice, settings):
     assert cached.n == len(vectors) == before.n + 1
 
 
-def test_a_user_shrinking_below_the_hnsw_threshold_goes_back_to_the_exact_scan(
-        alice, settings):
+def test_a_user_shrinking_below_the_hnsw_threshold_goes_back_to_the_exact_scan(alice, settings):
     _people(alice, 60)
     read_keys.clear_key_cache()
     settings.EXACT_SCAN_MAX_KEYS = 50

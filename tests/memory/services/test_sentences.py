@@ -24,26 +24,32 @@ pytestmark = pytest.mark.django_db
 
 
 def texts(user) -> list[str]:
-    return list(Sentence.objects.for_user(user).order_by("message_id", "position")
-                .values_list("text", flat=True))
+    return list(
+        Sentence.objects.for_user(user)
+        .order_by("message_id", "position")
+        .values_list("text", flat=True)
+    )
 
 
 def find(user, message, **kwargs):
     vector = embedding.embed([message])[0]
-    return sentence_search.search(user=user, text=message, vector=vector,
-                            limit=kwargs.pop("limit", 5), **kwargs)
+    return sentence_search.search(
+        user=user, text=message, vector=vector, limit=kwargs.pop("limit", 5), **kwargs
+    )
 
 
 # --- pure rules -------------------------------------------------------------------------------
 
 
 def test_message_sentences_keep_user_turns_and_model_replies_but_not_offline_replies():
-    rows = message_sentences([
-        (1, "user", "", False, "I adopted a beagle. Ok!", T0),
-        (2, "assistant", "", False, "You could read Dune next. It is long.", T0),
-        (3, "assistant", "", True, "Maya -[HAS_SISTER]-> Kate", T0),
-        (4, "user", "  Priya  Shah ", False, "My garden is full of tomatoes.", T0),
-    ])
+    rows = message_sentences(
+        [
+            (1, "user", "", False, "I adopted a beagle. Ok!", T0),
+            (2, "assistant", "", False, "You could read Dune next. It is long.", T0),
+            (3, "assistant", "", True, "Maya -[HAS_SISTER]-> Kate", T0),
+            (4, "user", "  Priya  Shah ", False, "My garden is full of tomatoes.", T0),
+        ]
+    )
     assert [(r[0], r[1], r[2], r[4], r[5]) for r in rows] == [
         (1, "", "user", 0, "I adopted a beagle."),  # "Ok!" has no content word
         (2, "assistant", "assistant", 0, "You could read Dune next."),
@@ -53,12 +59,14 @@ def test_message_sentences_keep_user_turns_and_model_replies_but_not_offline_rep
 
 
 def test_forgotten_names_match_whole_words_case_insensitively_and_snippets_either_way():
-    forgotten = forgotten_from_corrections([
-        ("forget_node", {"name": "Al", "aliases": ["Big  Al"]}),
-        ("forget_edge", {"snippet": "my  boss is strict"}),
-        ("rename", {"name": "Kate"}),
-        ("forget_edge", {"snippet": None}),
-    ])
+    forgotten = forgotten_from_corrections(
+        [
+            ("forget_node", {"name": "Al", "aliases": ["Big  Al"]}),
+            ("forget_edge", {"snippet": "my  boss is strict"}),
+            ("rename", {"name": "Kate"}),
+            ("forget_edge", {"snippet": None}),
+        ]
+    )
     assert forgotten.matches("I saw al yesterday.") and forgotten.matches("Al's car broke.")
     assert forgotten.matches("big al called")
     assert not forgotten.matches("Alice called.") and not forgotten.matches("Kate called.")
@@ -75,9 +83,12 @@ def test_forgotten_digests_match_the_same_sentence_and_whole_word_names_only():
     def digest(text):
         return hashlib.sha256(text.encode()).hexdigest()
 
-    forgotten = Forgotten(sentence_digests=frozenset({digest(fold_text("I  failed my test."))}),
-                          name_digests=frozenset({digest(name_form("Big Al"))}), name_words=2,
-                          digest=digest)
+    forgotten = Forgotten(
+        sentence_digests=frozenset({digest(fold_text("I  failed my test."))}),
+        name_digests=frozenset({digest(name_form("Big Al"))}),
+        name_words=2,
+        digest=digest,
+    )
     assert forgotten.matches("i failed my TEST.")
     assert not forgotten.matches("I failed my test again.")
     assert forgotten.matches("Then BIG AL's van broke down.")
@@ -95,19 +106,28 @@ def test_indexing_twice_replaces_the_rows_instead_of_duplicating_them(alice):
     assert texts(alice) == first == ["I adopted a beagle named Biscuit.", "He is two."]
     row = Sentence.objects.for_user(alice).get(position=0)
     assert (row.speaker, row.role, row.said_at, row.conversation_id) == (
-        "", "user", T0, conversation.pk)
+        "",
+        "user",
+        T0,
+        conversation.pk,
+    )
 
 
 def test_model_replies_are_the_assistants_sentences_and_offline_replies_are_not_stored(alice):
-    ended_conversation(alice, [
-        "Can you suggest a book for my trip?",
-        (Role.ASSISTANT, "Try Piranesi by Susanna Clarke."),
-        (Role.ASSISTANT, "Recalled: Maya -[HAS_SISTER]-> Kate", "", True),
-    ])
+    ended_conversation(
+        alice,
+        [
+            "Can you suggest a book for my trip?",
+            (Role.ASSISTANT, "Try Piranesi by Susanna Clarke."),
+            (Role.ASSISTANT, "Recalled: Maya -[HAS_SISTER]-> Kate", "", True),
+        ],
+    )
 
     stored = list(Sentence.objects.for_user(alice).order_by("id").values_list("speaker", "text"))
-    assert stored == [("", "Can you suggest a book for my trip?"),
-                      ("assistant", "Try Piranesi by Susanna Clarke.")]
+    assert stored == [
+        ("", "Can you suggest a book for my trip?"),
+        ("assistant", "Try Piranesi by Susanna Clarke."),
+    ]
     hit = find(alice, "what was that book you suggested?")[0]
     assert (hit.speaker, hit.role) == ("assistant", "assistant") or hit.role == "user"
     assert "Piranesi" in " ".join(h.text for h in find(alice, "Piranesi book"))
@@ -116,8 +136,13 @@ def test_model_replies_are_the_assistants_sentences_and_offline_replies_are_not_
 def test_open_incognito_and_other_users_conversations_get_no_sentences(alice, bob):
     ended_conversation(alice, ["My secret recipe uses saffron and cardamom."], incognito=True)
     open_one = Conversation.objects.create(user=alice, started_at=T0)
-    Message.objects.create(user=alice, conversation=open_one, role=Role.USER, created_at=T0,
-                           text="The open conversation mentions saffron too.")
+    Message.objects.create(
+        user=alice,
+        conversation=open_one,
+        role=Role.USER,
+        created_at=T0,
+        text="The open conversation mentions saffron too.",
+    )
     bobs, _ = ended_conversation(bob, ["Bob likes saffron rice."], index=False)
 
     assert sentences.index_conversation(user=alice, conversation=open_one, now=T0) == 0
@@ -135,14 +160,29 @@ def test_a_conversation_made_incognito_loses_its_rows_when_indexed_again(alice):
 
 
 def test_indexing_leaves_out_what_the_user_already_forgot(alice):
-    Correction.objects.create(user=alice, action=CorrectionAction.FORGET_NODE,
-                              target_type="node", target_id=1, created_at=T0,
-                              before={"name": "Priya", "aliases": ["Pri"]})
-    Correction.objects.create(user=alice, action=CorrectionAction.FORGET_EDGE,
-                              target_type="edge", target_id=2, created_at=T0,
-                              before={"snippet": "I failed my driving test"})
-    ended_conversation(alice, ["Pri is my manager. Honestly, I failed my driving test again.",
-                               "The weather in Lisbon was lovely."])
+    Correction.objects.create(
+        user=alice,
+        action=CorrectionAction.FORGET_NODE,
+        target_type="node",
+        target_id=1,
+        created_at=T0,
+        before={"name": "Priya", "aliases": ["Pri"]},
+    )
+    Correction.objects.create(
+        user=alice,
+        action=CorrectionAction.FORGET_EDGE,
+        target_type="edge",
+        target_id=2,
+        created_at=T0,
+        before={"snippet": "I failed my driving test"},
+    )
+    ended_conversation(
+        alice,
+        [
+            "Pri is my manager. Honestly, I failed my driving test again.",
+            "The weather in Lisbon was lovely.",
+        ],
+    )
 
     assert texts(alice) == ["The weather in Lisbon was lovely."]
 
@@ -152,7 +192,8 @@ def test_indexing_leaves_out_what_the_user_already_forgot(alice):
 
 def test_deleting_a_message_or_a_conversation_deletes_its_sentences(alice):
     conversation, messages = ended_conversation(
-        alice, ["The kayak trip starts in Porto.", "We rent a van for the kayak."])
+        alice, ["The kayak trip starts in Porto.", "We rent a van for the kayak."]
+    )
     other, _ = ended_conversation(alice, ["My violin lesson is on Friday."])
 
     messages[0].delete()
@@ -167,11 +208,14 @@ def test_deleting_a_message_or_a_conversation_deletes_its_sentences(alice):
 
 
 def test_search_fuses_full_text_and_vectors_and_reports_both_ranks(alice):
-    ended_conversation(alice, [
-        "My sister Kate moved to Lisbon last spring.",
-        "I bought new running shoes for the marathon.",
-        "The cat knocked a glass off the table.",
-    ])
+    ended_conversation(
+        alice,
+        [
+            "My sister Kate moved to Lisbon last spring.",
+            "I bought new running shoes for the marathon.",
+            "The cat knocked a glass off the table.",
+        ],
+    )
 
     hits = find(alice, "Where did Kate move to?")
 
@@ -197,8 +241,7 @@ def test_search_leaves_out_the_excluded_conversation_and_short_sentences(alice):
     current, _ = ended_conversation(alice, ["The violin teacher cancelled the violin lesson."])
     ended_conversation(alice, ["Violin.", "I practise the violin scales daily at home."])
 
-    got = [h.text for h in find(alice, "violin", exclude_conversation=current.pk,
-                                min_terms=2)]
+    got = [h.text for h in find(alice, "violin", exclude_conversation=current.pk, min_terms=2)]
 
     assert got == ["I practise the violin scales daily at home."]
 
@@ -210,13 +253,26 @@ def test_bob_with_the_same_words_never_appears_in_alices_search(alice, bob):
     hits = find(alice, "My manager Priya yelled at me about the budget.", limit=20)
 
     assert hits and all(h.text == "The bakery on my street sells sourdough." for h in hits)
-    assert not sentence_search.search(user=alice, text="Priya", vector=embedding.embed(["x"])[0],
-                                limit=5, exclude_conversation=hits[0].conversation_id)
+    assert not sentence_search.search(
+        user=alice,
+        text="Priya",
+        vector=embedding.embed(["x"])[0],
+        limit=5,
+        exclude_conversation=hits[0].conversation_id,
+    )
 
 
 def test_the_hnsw_path_finds_the_same_best_sentences_as_the_exact_scan(alice, bob, settings):
-    topics = ["beagle puppy", "sourdough bread", "violin lesson", "marathon training",
-              "tax return", "apple orchard", "kayak trip", "chess club"]
+    topics = [
+        "beagle puppy",
+        "sourdough bread",
+        "violin lesson",
+        "marathon training",
+        "tax return",
+        "apple orchard",
+        "kayak trip",
+        "chess club",
+    ]
     ended_conversation(alice, [f"Today I thought a lot about my {t}." for t in topics])
     # Bob's identical rows crowd the shared index: the HNSW scan must skip them all.
     ended_conversation(bob, [f"Today I thought a lot about my {t}." for t in topics] * 3)
@@ -263,19 +319,29 @@ def test_search_is_one_round_trip(alice, django_assert_num_queries):
 def _ended_with_turns(user, turns):
     conversation = Conversation.objects.create(user=user, started_at=T0)
     for i, (role, text) in enumerate(turns):
-        Message.objects.create(user=user, conversation=conversation, role=role, text=text,
-                               created_at=T0 + timedelta(seconds=i))
+        Message.objects.create(
+            user=user,
+            conversation=conversation,
+            role=role,
+            text=text,
+            created_at=T0 + timedelta(seconds=i),
+        )
     Conversation.objects.filter(pk=conversation.pk).update(
-        status=ConversationStatus.ENDED, ended_at=T0 + timedelta(minutes=5))
+        status=ConversationStatus.ENDED, ended_at=T0 + timedelta(minutes=5)
+    )
     conversation.refresh_from_db()
     return conversation
 
 
 def test_the_extraction_job_indexes_the_conversation_once_even_when_run_again(alice, settings):
     settings.ANTHROPIC_API_KEY = ""
-    conversation = _ended_with_turns(alice, [
-        (Role.USER, "My boss Joshua moved our team to Berlin."),
-        (Role.ASSISTANT, "That sounds like a big change for the team.")])
+    conversation = _ended_with_turns(
+        alice,
+        [
+            (Role.USER, "My boss Joshua moved our team to Berlin."),
+            (Role.ASSISTANT, "That sounds like a big change for the team."),
+        ],
+    )
     end = T0 + timedelta(minutes=5)
     episode = schedule_extraction(user=alice, conversation=conversation, now=end, enqueue=False)
 
@@ -284,9 +350,14 @@ def test_the_extraction_job_indexes_the_conversation_once_even_when_run_again(al
     retry_extraction(user=alice, episode=episode, now=end, force=True)
     extract_episode(episode_id=episode.pk, now=end + timedelta(minutes=1))
 
-    assert first == texts(alice) == [
-        "My boss Joshua moved our team to Berlin.",
-        "That sounds like a big change for the team."]
+    assert (
+        first
+        == texts(alice)
+        == [
+            "My boss Joshua moved our team to Berlin.",
+            "That sounds like a big change for the team.",
+        ]
+    )
 
 
 def test_reembed_recomputes_every_sentence_vector_of_one_user(alice, bob):
@@ -307,8 +378,13 @@ def cosine_to(row, text: str) -> float:
 
 
 def test_a_named_speakers_sentence_is_embedded_with_the_speaker_and_reembed_keeps_it(alice):
-    ended_conversation(alice, [(Role.USER, "I painted a sunrise over the lake.", "Melanie", False),
-                               (Role.USER, "My own words carry no prefix.")])
+    ended_conversation(
+        alice,
+        [
+            (Role.USER, "I painted a sunrise over the lake.", "Melanie", False),
+            (Role.USER, "My own words carry no prefix."),
+        ],
+    )
     said = "Melanie: I painted a sunrise over the lake."
 
     melanie = Sentence.objects.for_user(alice).get(speaker="Melanie")
@@ -329,9 +405,14 @@ def test_the_migration_backfills_ended_conversations_honouring_what_was_forgotte
     ended_conversation(bob, ["Bob bought a red canoe."], index=False)
     already, _ = ended_conversation(bob, ["Bob already indexed this."])
     Sentence.objects.for_user(bob).filter(conversation=already).update(text="kept as is")
-    Correction.objects.create(user=alice, action=CorrectionAction.FORGET_NODE,
-                              target_type="node", target_id=1, created_at=T0,
-                              before={"name": "Priya", "aliases": []})
+    Correction.objects.create(
+        user=alice,
+        action=CorrectionAction.FORGET_NODE,
+        target_type="node",
+        target_id=1,
+        created_at=T0,
+        before={"name": "Priya", "aliases": []},
+    )
     migration = importlib.import_module("memory.migrations.0006_sentences")
 
     migration.backfill(global_apps, None)
@@ -342,7 +423,8 @@ def test_the_migration_backfills_ended_conversations_honouring_what_was_forgotte
 
 
 def test_a_job_that_fails_at_commit_leaves_no_sentences_and_its_retry_writes_them_once(
-        alice, settings, monkeypatch):
+    alice, settings, monkeypatch
+):
     import memory.services.jobs as jobs
 
     settings.ANTHROPIC_API_KEY = ""

@@ -37,18 +37,27 @@ def graph(alice):
     return {"joshua": joshua, "acme": acme, "edge": edge}
 
 
-@pytest.mark.parametrize("write", [
-    "create node", "rename node (raw SQL)", "flag edge dormant (decay)", "edit snippet",
-    "add membership", "delete node", "delete key",
-])
+@pytest.mark.parametrize(
+    "write",
+    [
+        "create node",
+        "rename node (raw SQL)",
+        "flag edge dormant (decay)",
+        "edit snippet",
+        "add membership",
+        "delete node",
+        "delete key",
+    ],
+)
 def test_every_kind_of_write_moves_the_version(alice, graph, write):
     before = version(alice)
     if write == "create node":
         make_node(alice, "Priya")
     elif write == "rename node (raw SQL)":
         with connection.cursor() as cursor:
-            cursor.execute("UPDATE memory_node SET name = 'Josh' WHERE id = %s",
-                           [graph["joshua"].pk])
+            cursor.execute(
+                "UPDATE memory_node SET name = 'Josh' WHERE id = %s", [graph["joshua"].pk]
+            )
     elif write == "flag edge dormant (decay)":
         assert decay_user(user_id=alice.pk, now=T0 + timedelta(days=3650)) == 1
     elif write == "edit snippet":
@@ -89,8 +98,7 @@ def test_a_current_snapshot_is_reused_and_a_stale_one_reloaded(alice, graph):
     assert load(alice) is first
 
     with connection.cursor() as cursor:  # behind the ORM's back
-        cursor.execute("UPDATE memory_node SET name = 'Josh' WHERE id = %s",
-                       [graph["joshua"].pk])
+        cursor.execute("UPDATE memory_node SET name = 'Josh' WHERE id = %s", [graph["joshua"].pk])
     fresh = load(alice)
 
     assert fresh is not first and "Josh" in fresh.names and "Joshua" not in fresh.names
@@ -116,12 +124,23 @@ def test_strengths_and_liveness_equal_the_core_on_a_grid(alice):
         stability = rng.choice(["immutable", "stable", "mutable", "time_bound", "ephemeral"])
         temporary = stability in ("time_bound", "ephemeral")
         a, b = rng.sample(nodes, 2)
-        edges.append(Edge.objects.create(
-            user=alice, source=a, target=b, relation=f"R{i}", created_at=T0,
-            strength_at_touch=rng.choice([2.0, 2.0000001, rng.uniform(0, 100), 100.0]),
-            stability=stability, last_touched_at=now - timedelta(days=rng.uniform(-5, 900)),
-            expires_at=(now + timedelta(seconds=rng.choice([-1, 0, 1, 86400]))
-                        if temporary and rng.random() < 0.7 else None)))
+        edges.append(
+            Edge.objects.create(
+                user=alice,
+                source=a,
+                target=b,
+                relation=f"R{i}",
+                created_at=T0,
+                strength_at_touch=rng.choice([2.0, 2.0000001, rng.uniform(0, 100), 100.0]),
+                stability=stability,
+                last_touched_at=now - timedelta(days=rng.uniform(-5, 900)),
+                expires_at=(
+                    now + timedelta(seconds=rng.choice([-1, 0, 1, 86400]))
+                    if temporary and rng.random() < 0.7
+                    else None
+                ),
+            )
+        )
 
     snapshot = load(alice)
     strength, live = snapshot.live_strengths(now)
@@ -130,8 +149,9 @@ def test_strengths_and_liveness_equal_the_core_on_a_grid(alice):
         at = int(snapshot.edge_ids.tolist().index(edge.pk))
         expected = strength_at(edge.strength_at_touch, edge.stability, edge.last_touched_at, now)
         assert strength[at] == pytest.approx(expected, rel=1e-13, abs=0)
-        assert bool(live[at]) == is_live(expected, stability=edge.stability,
-                                         expires_at=edge.expires_at, now=now)
+        assert bool(live[at]) == is_live(
+            expected, stability=edge.stability, expires_at=edge.expires_at, now=now
+        )
 
 
 def test_a_snapshot_holds_only_its_owners_rows(alice, bob, graph):
@@ -142,8 +162,10 @@ def test_a_snapshot_holds_only_its_owners_rows(alice, bob, graph):
 
     assert set(mine.node_ids.tolist()).isdisjoint(theirs.node_ids.tolist())
     assert set(mine.edge_ids.tolist()) == {graph["edge"].pk}
-    assert all(node_id in {graph["joshua"].pk, graph["acme"].pk} or node_id is None
-               for node_id, _, _ in mine.keys.values())
+    assert all(
+        node_id in {graph["joshua"].pk, graph["acme"].pk} or node_id is None
+        for node_id, _, _ in mine.keys.values()
+    )
     assert set(mine.keys).isdisjoint(theirs.keys)
 
 

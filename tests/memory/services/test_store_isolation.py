@@ -20,11 +20,21 @@ NOW = datetime(2026, 3, 2, 12, 0, tzinfo=UTC)
 RICH = Path(__file__).resolve().parent.parent / "fixtures" / "rich_graph.json"
 BOBS = {
     "format": "pegasus-graph/1",
-    "nodes": [{"id": "b1", "kind": "PERSON", "name": "Bob", "is_self": True},
-              {"id": "b2", "kind": "ORG", "name": "Initech"}],
-    "edges": [{"id": "bx", "source": "b1", "relation": "WORKS_AT", "target": "b2",
-               "stability": "ephemeral", "last_touched_at": "2020-01-01T00:00:00Z",
-               "snippet": {"text": "I work at Initech", "evidence": "employer"}}],
+    "nodes": [
+        {"id": "b1", "kind": "PERSON", "name": "Bob", "is_self": True},
+        {"id": "b2", "kind": "ORG", "name": "Initech"},
+    ],
+    "edges": [
+        {
+            "id": "bx",
+            "source": "b1",
+            "relation": "WORKS_AT",
+            "target": "b2",
+            "stability": "ephemeral",
+            "last_touched_at": "2020-01-01T00:00:00Z",
+            "snippet": {"text": "I work at Initech", "evidence": "employer"},
+        }
+    ],
 }
 
 
@@ -38,15 +48,25 @@ def raw_rows(table: str, user) -> list[tuple]:
     """Every column of the user's rows plus the tuple's physical location: an UPDATE, even
     one writing identical values, moves a row to a new ctid."""
     with connection.cursor() as cursor:
-        cursor.execute(f"SELECT ctid::text, * FROM {table} WHERE user_id = %s ORDER BY id",
-                       [user.pk])
+        cursor.execute(
+            f"SELECT ctid::text, * FROM {table} WHERE user_id = %s ORDER BY id", [user.pk]
+        )
         return cursor.fetchall()
 
 
 def alices_rows(alice) -> dict:
-    return {t: raw_rows(t, alice) for t in ("memory_node", "memory_edge", "memory_snippet",
-                                            "memory_episode", "memory_memorykey",
-                                            "memory_nodeepisode", "memory_edgeepisode")}
+    return {
+        t: raw_rows(t, alice)
+        for t in (
+            "memory_node",
+            "memory_edge",
+            "memory_snippet",
+            "memory_episode",
+            "memory_memorykey",
+            "memory_nodeepisode",
+            "memory_edgeepisode",
+        )
+    }
 
 
 def test_bobs_export_contains_nothing_of_alices(alice, bob, graphs):
@@ -71,10 +91,17 @@ def test_bobs_export_never_shows_a_snippet_row_of_alices_even_if_misfiled(alice,
 
 def test_alices_names_do_not_block_bobs_import(alice, bob, graphs):
     # Same (kind, name) as Alice's nodes and a self node of his own: all Bob's business.
-    import_graph(user=bob, data={
-        "format": "pegasus-graph/1",
-        "nodes": [{"id": "p", "kind": "PLACE", "name": "Paris"},
-                  {"id": "t", "kind": "PERSON", "name": "Trevor"}]}, now=NOW)
+    import_graph(
+        user=bob,
+        data={
+            "format": "pegasus-graph/1",
+            "nodes": [
+                {"id": "p", "kind": "PLACE", "name": "Paris"},
+                {"id": "t", "kind": "PERSON", "name": "Trevor"},
+            ],
+        },
+        now=NOW,
+    )
     assert Node.objects.for_user(bob).filter(name__in=["Paris", "Trevor"]).count() == 2
     assert Node.objects.for_user(alice).filter(name__in=["Paris", "Trevor"]).count() == 3
 
@@ -102,7 +129,6 @@ def test_key_maintenance_for_bob_never_touches_alices_keys(alice, bob, graphs):
     sync_relation_keys(user_id=bob.pk)
     assert reembed(user_id=bob.pk) == MemoryKey.objects.for_user(bob).count()
     assert alices_rows(alice) == before
-    bobs = set(MemoryKey.objects.for_user(bob).filter(node=None)
-               .values_list("relation", flat=True))
+    bobs = set(MemoryKey.objects.for_user(bob).filter(node=None).values_list("relation", flat=True))
     assert bobs == {"MANAGES"}
     assert not MemoryKey.objects.for_user(bob).exclude(node=None).exclude(node__user=bob).exists()

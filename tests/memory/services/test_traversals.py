@@ -32,15 +32,28 @@ def stand_in_encoder():
 
 
 def make_node(user, name, **fields):
-    return Node.objects.create(user=user, kind="PERSON", name=name,
-                               normalised_name=normalise_name(name), created_at=NOW,
-                               updated_at=NOW, **fields)
+    return Node.objects.create(
+        user=user,
+        kind="PERSON",
+        name=name,
+        normalised_name=normalise_name(name),
+        created_at=NOW,
+        updated_at=NOW,
+        **fields,
+    )
 
 
 def make_edge(user, source, relation, target, **fields):
-    return Edge.objects.create(user=user, source=source, relation=relation, target=target,
-                               strength_at_touch=50.0, last_touched_at=NOW, created_at=NOW,
-                               **fields)
+    return Edge.objects.create(
+        user=user,
+        source=source,
+        relation=relation,
+        target=target,
+        strength_at_touch=50.0,
+        last_touched_at=NOW,
+        created_at=NOW,
+        **fields,
+    )
 
 
 def strength(edge) -> float:
@@ -49,8 +62,12 @@ def strength(edge) -> float:
 
 
 def turn(user, conversation, *edges, at=NOW):
-    return Traversal.objects.create(user=user, conversation=conversation, crossed_at=at,
-                                    edge_ids=[e if isinstance(e, int) else e.pk for e in edges])
+    return Traversal.objects.create(
+        user=user,
+        conversation=conversation,
+        crossed_at=at,
+        edge_ids=[e if isinstance(e, int) else e.pk for e in edges],
+    )
 
 
 @pytest.fixture
@@ -60,8 +77,9 @@ def graph(alice):
     return {
         "sister": make_edge(alice, me, "HAS_SISTER", anna),
         "knows": make_edge(alice, anna, "KNOWS", joshua),
-        "boss": make_edge(alice, me, "HAS_BOSS", joshua, stability="mutable",
-                          cardinality="one_to_one"),
+        "boss": make_edge(
+            alice, me, "HAS_BOSS", joshua, stability="mutable", cardinality="one_to_one"
+        ),
         "conversation": Conversation.objects.create(user=alice, started_at=NOW),
     }
 
@@ -131,40 +149,84 @@ def test_the_migration_groups_per_edge_rows_by_conversation_and_back(alice):
     executor = MigrationExecutor(connection)
     executor.migrate([before])
     old = executor.loader.project_state(before).apps
-    OldNode, OldEdge, OldTraversal = (old.get_model("memory", name)
-                                      for name in ("Node", "Edge", "Traversal"))
+    OldNode, OldEdge, OldTraversal = (
+        old.get_model("memory", name) for name in ("Node", "Edge", "Traversal")
+    )
     OldConversation = old.get_model("chat", "Conversation")
-    a = OldNode.objects.create(user_id=alice.pk, kind="PERSON", name="A", normalised_name="a",
-                               created_at=NOW, updated_at=NOW)
-    b = OldNode.objects.create(user_id=alice.pk, kind="PERSON", name="B", normalised_name="b",
-                               created_at=NOW, updated_at=NOW)
-    edges = [OldEdge.objects.create(user_id=alice.pk, source=a, relation=f"R{i}", target=b,
-                                    last_touched_at=NOW, created_at=NOW) for i in range(3)]
-    first, second = (OldConversation.objects.create(user_id=alice.pk, started_at=NOW)
-                     for _ in range(2))
+    a = OldNode.objects.create(
+        user_id=alice.pk,
+        kind="PERSON",
+        name="A",
+        normalised_name="a",
+        created_at=NOW,
+        updated_at=NOW,
+    )
+    b = OldNode.objects.create(
+        user_id=alice.pk,
+        kind="PERSON",
+        name="B",
+        normalised_name="b",
+        created_at=NOW,
+        updated_at=NOW,
+    )
+    edges = [
+        OldEdge.objects.create(
+            user_id=alice.pk,
+            source=a,
+            relation=f"R{i}",
+            target=b,
+            last_touched_at=NOW,
+            created_at=NOW,
+        )
+        for i in range(3)
+    ]
+    first, second = (
+        OldConversation.objects.create(user_id=alice.pk, started_at=NOW) for _ in range(2)
+    )
     later = NOW + timedelta(minutes=5)
     for edge, conversation, crossed, applied in [
-            (edges[2], first, later, None), (edges[0], first, NOW, None),
-            (edges[1], first, NOW, NOW), (edges[0], second, later, None)]:
-        OldTraversal.objects.create(user_id=alice.pk, conversation=conversation, edge=edge,
-                                    crossed_at=crossed, applied_at=applied)
+        (edges[2], first, later, None),
+        (edges[0], first, NOW, None),
+        (edges[1], first, NOW, NOW),
+        (edges[0], second, later, None),
+    ]:
+        OldTraversal.objects.create(
+            user_id=alice.pk,
+            conversation=conversation,
+            edge=edge,
+            crossed_at=crossed,
+            applied_at=applied,
+        )
 
     executor = MigrationExecutor(connection)
     executor.migrate([after])
-    rows = sorted(Traversal.objects.for_user(alice).values_list(
-        "conversation_id", "applied_at", "crossed_at", "edge_ids"),
-        key=lambda r: (r[0], r[1] is None))
-    assert rows == [(first.pk, NOW, NOW, [edges[1].pk]),
-                    (first.pk, None, NOW, [edges[0].pk, edges[2].pk]),
-                    (second.pk, None, later, [edges[0].pk])]
+    rows = sorted(
+        Traversal.objects.for_user(alice).values_list(
+            "conversation_id", "applied_at", "crossed_at", "edge_ids"
+        ),
+        key=lambda r: (r[0], r[1] is None),
+    )
+    assert rows == [
+        (first.pk, NOW, NOW, [edges[1].pk]),
+        (first.pk, None, NOW, [edges[0].pk, edges[2].pk]),
+        (second.pk, None, later, [edges[0].pk]),
+    ]
 
     executor = MigrationExecutor(connection)
     executor.migrate([before])
     old = executor.loader.project_state(before).apps
-    back = sorted(old.get_model("memory", "Traversal").objects.values_list(
-        "conversation_id", "edge_id", "crossed_at", "applied_at"))
-    assert back == sorted([(first.pk, edges[2].pk, NOW, None), (first.pk, edges[0].pk, NOW, None),
-                           (first.pk, edges[1].pk, NOW, NOW),
-                           (second.pk, edges[0].pk, later, None)])
+    back = sorted(
+        old.get_model("memory", "Traversal").objects.values_list(
+            "conversation_id", "edge_id", "crossed_at", "applied_at"
+        )
+    )
+    assert back == sorted(
+        [
+            (first.pk, edges[2].pk, NOW, None),
+            (first.pk, edges[0].pk, NOW, None),
+            (first.pk, edges[1].pk, NOW, NOW),
+            (second.pk, edges[0].pk, later, None),
+        ]
+    )
     executor = MigrationExecutor(connection)
     executor.migrate([after])

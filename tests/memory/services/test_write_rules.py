@@ -32,15 +32,22 @@ def load(name: str) -> dict:
 
 
 def make_node(user, name, kind="PERSON", **fields):
-    return Node.objects.create(user=user, kind=kind, name=name,
-                               normalised_name=normalise_name(name), created_at=NOW,
-                               updated_at=NOW, **fields)
+    return Node.objects.create(
+        user=user,
+        kind=kind,
+        name=name,
+        normalised_name=normalise_name(name),
+        created_at=NOW,
+        updated_at=NOW,
+        **fields,
+    )
 
 
 def make_edge(user, source, relation, target, **fields):
     fields.setdefault("last_touched_at", NOW)
-    return Edge.objects.create(user=user, source=source, relation=relation, target=target,
-                               created_at=NOW, **fields)
+    return Edge.objects.create(
+        user=user, source=source, relation=relation, target=target, created_at=NOW, **fields
+    )
 
 
 def live(user):
@@ -60,8 +67,11 @@ def test_placeholders_map_onto_one_self_node_named_after_the_account(alice):
 
     selves = Node.objects.for_user(alice).filter(is_self=True)
     assert [n.name for n in selves] == ["alice"]
-    assert lines(alice) == ["alice -[HAS_BOSS]-> Joshua", "alice -[LIKES]-> hiking",
-                            "alice -[WORKS_AT]-> Acme"]
+    assert lines(alice) == [
+        "alice -[HAS_BOSS]-> Joshua",
+        "alice -[LIKES]-> hiking",
+        "alice -[WORKS_AT]-> Acme",
+    ]
     assert not Node.objects.for_user(alice).filter(normalised_name__in=["user", "me", "i"]).exists()
     assert sorted(summary.added_nodes) == ["Acme", "Joshua", "hiking"]
     assert "self node created as 'alice'" in summary.fixes
@@ -95,11 +105,21 @@ def test_a_first_batch_with_a_self_name_creates_the_self_node_with_that_name(ali
 
 
 def test_a_batch_that_never_mentions_the_user_creates_no_self_node(alice):
-    batch = {"format": "pegasus-batch/1", "entities": [
-        {"ref": "a", "kind": "PERSON", "name": "Joshua"}, {"ref": "b", "kind": "ORG",
-                                                           "name": "Acme"}],
-        "relations": [{"source": "a", "relation": "WORKS_AT", "target": "b",
-                       "snippet": "Joshua works at Acme"}]}
+    batch = {
+        "format": "pegasus-batch/1",
+        "entities": [
+            {"ref": "a", "kind": "PERSON", "name": "Joshua"},
+            {"ref": "b", "kind": "ORG", "name": "Acme"},
+        ],
+        "relations": [
+            {
+                "source": "a",
+                "relation": "WORKS_AT",
+                "target": "b",
+                "snippet": "Joshua works at Acme",
+            }
+        ],
+    }
     commit_batch(user=alice, batch=batch, now=NOW)
     assert not Node.objects.for_user(alice).filter(is_self=True).exists()
     assert lines(alice) == ["Joshua -[WORKS_AT]-> Acme"]
@@ -124,11 +144,13 @@ def test_nickname_merges_bill_into_the_one_william_and_records_a_revertible_deci
     assert decision.moved["previous_confidence"] == 0.6
     edge = Edge.objects.for_user(alice).get(relation="HAS_FRIEND")
     assert decision.moved["edges"] == [{"edge": edge.pk, "end": "target"}]
-    assert summary.merged == [{"name": "Bill", "into": "William", "rule": "nickname",
-                               "flagged": False}]
+    assert summary.merged == [
+        {"name": "Bill", "into": "William", "rule": "nickname", "flagged": False}
+    ]
     assert NodeEpisode.objects.for_user(alice).filter(node=william).exists()
     assert "Bill" in MemoryKey.objects.for_user(alice).filter(node=william).values_list(
-        "text", flat=True)
+        "text", flat=True
+    )
 
 
 def test_an_alias_already_known_is_a_trivial_match_with_no_decision(alice):
@@ -178,10 +200,19 @@ def test_a_provisional_node_takes_the_kind_of_a_later_entity_of_the_same_name(al
     commit_batch(user=alice, batch=load("dirty.json"), now=NOW)
     cafe = Node.objects.for_user(alice).get(name="Zanzibar Cafe")
     assert (cafe.kind, cafe.provisional) == ("OTHER", True)
-    batch = {"format": "pegasus-batch/1", "entities": [
-        {"ref": "z", "kind": "PLACE", "name": "Zanzibar Cafe", "confidence": 0.9}],
-        "relations": [{"source": "user", "relation": "LIKES", "target": "z",
-                       "snippet": "I like Zanzibar Cafe", "confidence": 0.9}]}
+    batch = {
+        "format": "pegasus-batch/1",
+        "entities": [{"ref": "z", "kind": "PLACE", "name": "Zanzibar Cafe", "confidence": 0.9}],
+        "relations": [
+            {
+                "source": "user",
+                "relation": "LIKES",
+                "target": "z",
+                "snippet": "I like Zanzibar Cafe",
+                "confidence": 0.9,
+            }
+        ],
+    }
     commit_batch(user=alice, batch=batch, now=NOW)
     cafe.refresh_from_db()
     assert (cafe.kind, cafe.provisional, cafe.confidence) == ("PLACE", False, 0.9)
@@ -194,9 +225,17 @@ def test_a_provisional_node_takes_the_kind_of_a_later_entity_of_the_same_name(al
 def test_reobservation_reinforces_from_the_decayed_strength(alice):
     me = make_node(alice, "alice", is_self=True)
     joshua = make_node(alice, "Joshua")
-    edge = make_edge(alice, me, "HAS_BOSS", joshua, stability="mutable", confidence=0.8,
-                     cardinality="one_to_one", last_touched_at=NOW - timedelta(days=10),
-                     dormant=True)
+    edge = make_edge(
+        alice,
+        me,
+        "HAS_BOSS",
+        joshua,
+        stability="mutable",
+        confidence=0.8,
+        cardinality="one_to_one",
+        last_touched_at=NOW - timedelta(days=10),
+        dormant=True,
+    )
     summary = commit_batch(user=alice, batch=load("reobserve_boss.json"), now=NOW)
 
     edge.refresh_from_db()
@@ -211,18 +250,27 @@ def test_reobservation_reinforces_from_the_decayed_strength(alice):
 def test_reinforcement_is_capped_at_100_and_happens_once_per_batch(alice):
     me = make_node(alice, "alice", is_self=True)
     joshua = make_node(alice, "Joshua", aliases=["Josh"])
-    edge = make_edge(alice, me, "HAS_BOSS", joshua, stability="stable", strength_at_touch=95,
-                     last_touched_at=NOW - timedelta(days=1))
-    batch = {"format": "pegasus-batch/1", "entities": [
-        {"ref": "j", "kind": "PERSON", "name": "Josh"}],
+    edge = make_edge(
+        alice,
+        me,
+        "HAS_BOSS",
+        joshua,
+        stability="stable",
+        strength_at_touch=95,
+        last_touched_at=NOW - timedelta(days=1),
+    )
+    batch = {
+        "format": "pegasus-batch/1",
+        "entities": [{"ref": "j", "kind": "PERSON", "name": "Josh"}],
         "relations": [
             {"source": "user", "relation": "HAS_BOSS", "target": "Joshua", "snippet": "one"},
-            {"source": "me", "relation": "HAS_BOSS", "target": "j", "snippet": "two"}]}
+            {"source": "me", "relation": "HAS_BOSS", "target": "j", "snippet": "two"},
+        ],
+    }
     commit_batch(user=alice, batch=batch, now=NOW)
     edge.refresh_from_db()
     assert edge.strength_at_touch == 100.0
-    assert sorted(Snippet.objects.for_user(alice).values_list("text", flat=True)) == ["one",
-                                                                                      "two"]
+    assert sorted(Snippet.objects.for_user(alice).values_list("text", flat=True)) == ["one", "two"]
 
 
 def test_one_to_one_supersedes_the_old_edge_which_stays_hidden(alice):
@@ -245,18 +293,32 @@ def test_restating_a_superseded_claim_creates_a_new_live_edge_that_supersedes_in
     commit_batch(user=alice, batch=load("placeholders.json"), now=NOW)
     bosses = Edge.objects.for_user(alice).filter(relation="HAS_BOSS").order_by("id")
     assert [(e.target.name, e.superseded_by_id is None) for e in bosses] == [
-        ("Joshua", False), ("Mark", False), ("Joshua", True)]
+        ("Joshua", False),
+        ("Mark", False),
+        ("Joshua", True),
+    ]
 
 
 def test_one_to_many_edges_accumulate(alice):
     commit_batch(user=alice, batch=load("placeholders.json"), now=NOW)
-    batch = {"format": "pegasus-batch/1", "entities": [{"ref": "b", "kind": "ORG",
-                                                         "name": "Globex"}],
-             "relations": [{"source": "user", "relation": "WORKS_AT", "target": "b",
-                            "snippet": "I also work at Globex", "cardinality": "one_to_many"}]}
+    batch = {
+        "format": "pegasus-batch/1",
+        "entities": [{"ref": "b", "kind": "ORG", "name": "Globex"}],
+        "relations": [
+            {
+                "source": "user",
+                "relation": "WORKS_AT",
+                "target": "b",
+                "snippet": "I also work at Globex",
+                "cardinality": "one_to_many",
+            }
+        ],
+    }
     commit_batch(user=alice, batch=batch, now=NOW)
     assert [line for line in lines(alice) if "WORKS_AT" in line] == [
-        "alice -[WORKS_AT]-> Acme", "alice -[WORKS_AT]-> Globex"]
+        "alice -[WORKS_AT]-> Acme",
+        "alice -[WORKS_AT]-> Globex",
+    ]
 
 
 def test_snippet_is_refreshed_only_by_a_higher_confidence_sighting(alice):
@@ -283,10 +345,16 @@ def test_snippet_is_refreshed_only_by_a_higher_confidence_sighting(alice):
 def test_cleaning_drops_are_reported_with_reasons_and_a_provisional_node_is_made(alice):
     summary = commit_batch(user=alice, batch=load("dirty.json"), now=NOW)
     reasons = {d["reason"] for d in summary.dropped}
-    assert {"malformed relation label", "both ends unknown", "end refers to a dropped entity",
-            "missing snippet", "self-relation"} <= reasons
-    assert any(d["item"] == "entity ref 'b'" and d["reason"] == "empty name"
-               for d in summary.dropped)
+    assert {
+        "malformed relation label",
+        "both ends unknown",
+        "end refers to a dropped entity",
+        "missing snippet",
+        "self-relation",
+    } <= reasons
+    assert any(
+        d["item"] == "entity ref 'b'" and d["reason"] == "empty name" for d in summary.dropped
+    )
     assert summary.provisional == ["Zanzibar Cafe"]
     cafe = Node.objects.for_user(alice).get(name="Zanzibar Cafe")
     assert cafe.provisional and cafe.confidence == 0.3
@@ -302,18 +370,38 @@ def test_snippets_must_occur_in_the_cited_message_of_the_user(alice, bob):
     from chat.models import Conversation, Message
 
     conversation = Conversation.objects.create(user=alice, started_at=NOW)
-    message = Message.objects.create(user=alice, conversation=conversation, role="user",
-                                     text="Honestly, my boss Joshua is great.", created_at=NOW)
-    batch = {"format": "pegasus-batch/1", "entities": [{"ref": "a", "kind": "PERSON",
-                                                         "name": "Joshua"}],
-             "relations": [
-                 {"source": "user", "relation": "HAS_BOSS", "target": "a",
-                  "snippet": "my boss Joshua is great", "message": str(message.pk)},
-                 {"source": "user", "relation": "KNOWS", "target": "a",
-                  "snippet": "we met at school", "message": str(message.pk)}]}
+    message = Message.objects.create(
+        user=alice,
+        conversation=conversation,
+        role="user",
+        text="Honestly, my boss Joshua is great.",
+        created_at=NOW,
+    )
+    batch = {
+        "format": "pegasus-batch/1",
+        "entities": [{"ref": "a", "kind": "PERSON", "name": "Joshua"}],
+        "relations": [
+            {
+                "source": "user",
+                "relation": "HAS_BOSS",
+                "target": "a",
+                "snippet": "my boss Joshua is great",
+                "message": str(message.pk),
+            },
+            {
+                "source": "user",
+                "relation": "KNOWS",
+                "target": "a",
+                "snippet": "we met at school",
+                "message": str(message.pk),
+            },
+        ],
+    }
     summary = commit_batch(user=alice, batch=batch, now=NOW)
-    assert {"item": "relation user -[KNOWS]-> a", "reason": "snippet not found in message"} in \
-        summary.dropped
+    assert {
+        "item": "relation user -[KNOWS]-> a",
+        "reason": "snippet not found in message",
+    } in summary.dropped
     snippet = Edge.objects.for_user(alice).get(relation="HAS_BOSS").snippet
     assert snippet.message == message
 
@@ -330,7 +418,10 @@ def test_the_episode_takes_the_batch_summary_and_every_row_cites_it(alice):
     summary = commit_batch(user=alice, batch=load("placeholders.json"), now=NOW)
     episode = alice.memory_episodes.get(pk=summary.episode)
     assert (episode.summary, episode.importance, episode.tags) == (
-        "Work and hobbies.", 0.6, ["career", "hobbies"])
+        "Work and hobbies.",
+        0.6,
+        ["career", "hobbies"],
+    )
     assert episode.started_at == datetime(2026, 1, 10, 9, tzinfo=UTC)
     assert NodeEpisode.objects.for_user(alice).filter(episode=episode).count() == 4
     assert EdgeEpisode.objects.for_user(alice).filter(episode=episode).count() == 3
@@ -338,12 +429,23 @@ def test_the_episode_takes_the_batch_summary_and_every_row_cites_it(alice):
 
 def test_committing_the_same_batch_for_the_same_episode_twice_duplicates_nothing(alice):
     first = commit_batch(user=alice, batch=load("placeholders.json"), now=NOW)
-    counts = (Node.objects.count(), Edge.objects.count(), Snippet.objects.count(),
-              NodeEpisode.objects.count(), EdgeEpisode.objects.count())
-    second = commit_batch(user=alice, batch=load("placeholders.json"), now=NOW,
-                          episode=first.episode)
-    assert (Node.objects.count(), Edge.objects.count(), Snippet.objects.count(),
-            NodeEpisode.objects.count(), EdgeEpisode.objects.count()) == counts
+    counts = (
+        Node.objects.count(),
+        Edge.objects.count(),
+        Snippet.objects.count(),
+        NodeEpisode.objects.count(),
+        EdgeEpisode.objects.count(),
+    )
+    second = commit_batch(
+        user=alice, batch=load("placeholders.json"), now=NOW, episode=first.episode
+    )
+    assert (
+        Node.objects.count(),
+        Edge.objects.count(),
+        Snippet.objects.count(),
+        NodeEpisode.objects.count(),
+        EdgeEpisode.objects.count(),
+    ) == counts
     assert second.added_nodes == [] and second.added_edges == []
     assert len(second.reinforced) == 3
 
@@ -359,12 +461,22 @@ def test_a_crash_late_in_the_commit_writes_nothing_and_a_retry_succeeds(alice, m
     # Crash injection only: the relation keys are the very last write of a commit, so failing
     # there proves every earlier write (nodes, edges, snippets, decisions, episode) rolls back.
     monkeypatch.setattr(keys, "sync_relation_keys", boom)
-    before = (Node.objects.count(), Edge.objects.count(), MergeDecision.objects.count(),
-              alice.memory_episodes.count(), MemoryKey.objects.count())
+    before = (
+        Node.objects.count(),
+        Edge.objects.count(),
+        MergeDecision.objects.count(),
+        alice.memory_episodes.count(),
+        MemoryKey.objects.count(),
+    )
     with pytest.raises(RuntimeError, match="injected crash"):
         commit_batch(user=alice, batch=load("bill.json"), now=NOW)
-    assert (Node.objects.count(), Edge.objects.count(), MergeDecision.objects.count(),
-            alice.memory_episodes.count(), MemoryKey.objects.count()) == before
+    assert (
+        Node.objects.count(),
+        Edge.objects.count(),
+        MergeDecision.objects.count(),
+        alice.memory_episodes.count(),
+        MemoryKey.objects.count(),
+    ) == before
 
     monkeypatch.undo()
     commit_batch(user=alice, batch=load("bill.json"), now=NOW)
@@ -374,8 +486,10 @@ def test_a_crash_late_in_the_commit_writes_nothing_and_a_retry_succeeds(alice, m
 
 def people_batch(n: int) -> dict:
     entities = [{"ref": f"p{i}", "kind": "PERSON", "name": f"Person{i} Doe"} for i in range(n)]
-    relations = [{"source": "user", "relation": "KNOWS", "target": f"p{i}",
-                  "snippet": f"I know Person{i}"} for i in range(n)]
+    relations = [
+        {"source": "user", "relation": "KNOWS", "target": f"p{i}", "snippet": f"I know Person{i}"}
+        for i in range(n)
+    ]
     return {"format": "pegasus-batch/1", "entities": entities, "relations": relations}
 
 
@@ -410,10 +524,22 @@ def test_a_malformed_batch_is_rejected_whole(alice):
 def test_summary_to_dict_has_the_documented_shape(alice):
     summary = commit_batch(user=alice, batch=load("placeholders.json"), now=NOW)
     data = summary.to_dict()
-    assert set(data) >= {"added", "reinforced", "merged", "held", "superseded", "provisional",
-                         "dropped", "fixes", "episode"}
-    assert data["added"]["edges"] == ["alice -[HAS_BOSS]-> Joshua", "alice -[WORKS_AT]-> Acme",
-                                      "alice -[LIKES]-> hiking"]
+    assert set(data) >= {
+        "added",
+        "reinforced",
+        "merged",
+        "held",
+        "superseded",
+        "provisional",
+        "dropped",
+        "fixes",
+        "episode",
+    }
+    assert data["added"]["edges"] == [
+        "alice -[HAS_BOSS]-> Joshua",
+        "alice -[WORKS_AT]-> Acme",
+        "alice -[LIKES]-> hiking",
+    ]
     json.dumps(data)
 
 
@@ -433,7 +559,8 @@ def test_bob_cannot_reach_alices_graph_through_commit_batch(alice, bob):
     assert summary.provisional == ["Joshua"]
     assert lines(bob) == ["bob -[HAS_BOSS]-> Joshua"]
     assert Node.objects.for_user(bob).get(name="Joshua").pk not in set(
-        Node.objects.for_user(alice).values_list("pk", flat=True))
+        Node.objects.for_user(alice).values_list("pk", flat=True)
+    )
 
     with pytest.raises(ValueError, match="episode not found"):
         commit_batch(user=bob, batch=batch, now=NOW, episode=alice_episode)
