@@ -2,7 +2,7 @@
 context, node neighbourhoods, and the queue counts on the admin index.
 
 Everything here reads; every change a moderator makes goes through ``memory.services.merge``
-and ``memory.services.jobs`` (see ``memory/admin.py``). Loading is bounded: a review page
+and ``memory.services.jobs`` (see ``memory/admin/``). Loading is bounded: a review page
 costs the same handful of queries whatever the number of candidates (tested).
 """
 
