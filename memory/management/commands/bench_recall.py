@@ -245,7 +245,6 @@ class Command(BaseCommand):
                 recall(user=user, message=message, now=now, options=options)
                 cold_ms.append((time.perf_counter() - started) * 1000.0)
             cold_queries.append(len(captured.captured_queries))
-        messages = messages[cold - 1 :]
 
         totals: list[float] = []
         stages: dict[str, list[float]] = {"embed": [], "seed": [], "spread": [], "format": []}
@@ -255,7 +254,7 @@ class Command(BaseCommand):
         fired: list[int] = []
         slowest = (0.0, "")
         progress = Progress(self._say, f"recall × {count} at {size} nodes")
-        for i, message in enumerate(messages[1:], start=1):
+        for i, message in enumerate(messages[cold:], start=1):
             with CaptureQueriesContext(connection) as captured:
                 started = time.perf_counter()
                 record = recall(user=user, message=message, now=now, options=options)

@@ -4,7 +4,7 @@ packed to ``MEMORY_BUDGET_TOKENS``. Strategies ``"graph"`` (graph candidates onl
 
 Steps, each measured in ``timings_ms``:
 
-1. **embed** — the content words and, for ``default``, the whole message, in one batch.
+1. **embed** — the content words and the whole message, in one batch.
 2. **seed** — names and aliases matched lexically first, embedding only for words that name
    nothing (``memory.core.seeding.precise_seed_keys``); a seed starts at its similarity; a
    relation key seeds the ends of its ``relation_edges`` strongest live edges only; at most
@@ -12,7 +12,9 @@ Steps, each measured in ``timings_ms``:
 3. **spread** — SPEC §5.2 from those activations (``spreading.spread_and_fire``).
 4. **rank** — graph candidates: the snippets of the live edges at fired nodes, an edge scored
    by the activation of its fired ends × its current strength, a snippet by its edge's score
-   and how many of the message's words it holds; sentence candidates: ``sentences.search``.
+   and what it shares with the message — its words (idf-weighted) and its meaning (the
+   cosine of its stored sentence, ``SIMILARITY_WEIGHT``); sentence candidates:
+   ``sentences.search``.
    Fused and packed by ``memory.core.ranking``; a message naming a time ("last May") prefers
    what was said or dated then.
 """
@@ -117,7 +119,7 @@ _SNIPPETS_SQL = """
         SELECT x.speaker, x.said_at, 1 - (x.vector <=> %s::vector) AS similarity
         FROM {sentences} x
         WHERE x.user_id = s.user_id AND x.message_id = s.message_id
-        ORDER BY x.vector <=> %s::vector LIMIT 1
+        ORDER BY similarity DESC LIMIT 1
     ) sen ON true
     WHERE s.user_id = %s AND s.edge_id = ANY(%s::bigint[])
     ORDER BY s.id
@@ -157,7 +159,7 @@ def _graph_candidates(
     cursor.execute(
         _SNIPPETS_SQL.format(snippets=Snippet._meta.db_table, sentences=Sentence._meta.db_table),
         [
-            *[vector_literal(message_vector)] * 2,
+            vector_literal(message_vector),
             user_id,
             id_array(score_of),
             options.graph_snippets,
