@@ -26,6 +26,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from redis import Redis, RedisError
+
 INSTALL_HINT = "apt-get install -y redis-server"
 DEBIAN_PATH = "/usr/bin/redis-server"
 
@@ -44,12 +46,17 @@ def _free_port() -> int:
         return sock.getsockname()[1]
 
 
+def _client(port: int, timeout: float) -> Redis:
+    return Redis(
+        host="127.0.0.1", port=port, socket_timeout=timeout, socket_connect_timeout=timeout
+    )
+
+
 def _pong(port: int) -> bool:
     try:
-        with socket.create_connection(("127.0.0.1", port), timeout=1) as sock:
-            sock.sendall(b"PING\r\n")
-            return sock.recv(16).startswith(b"+PONG")
-    except OSError:
+        with _client(port, 1) as client:
+            return bool(client.ping())
+    except RedisError:
         return False
 
 
@@ -68,24 +75,10 @@ class LocalRedis:
         """Redis's ``total_commands_processed`` so far (``None`` if it does not answer): how
         much the Channels layer went through it."""
         try:
-            with socket.create_connection(("127.0.0.1", self.port), timeout=5) as sock:
-                sock.sendall(b"INFO stats\r\n")
-                data = b""
-                while b"\r\n" not in data:  # the reply is a bulk string: $<length>\r\n…
-                    data += sock.recv(65536) or b"\r\n"
-                header, _, data = data.partition(b"\r\n")
-                length = int(header[1:]) if header.startswith(b"$") else 0
-                while len(data) < length:
-                    chunk = sock.recv(65536)
-                    if not chunk:
-                        break
-                    data += chunk
-        except (OSError, ValueError):
+            with _client(self.port, 5) as client:
+                return int(client.info("stats")["total_commands_processed"])
+        except (RedisError, KeyError, ValueError):
             return None
-        for line in data.decode(errors="replace").splitlines():
-            if line.startswith("total_commands_processed:"):
-                return int(line.split(":", 1)[1])
-        return None
 
     def stop(self, timeout: float = 10.0) -> None:
         """SIGTERM (Redis shuts down cleanly; nothing to save), SIGKILL past ``timeout``."""
