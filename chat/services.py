@@ -29,6 +29,7 @@ from django.db.models import Count, Subquery, Sum
 from django.utils import timezone
 
 from chat.models import Conversation, ConversationStatus, Message, Role
+from lib import llm
 from memory.core.injection import RECOLLECTION_PREAMBLE
 
 logger = logging.getLogger(__name__)
@@ -186,7 +187,7 @@ def _check_limits(user, text: str, now: datetime, recent: int | None = None) -> 
             f"You can send {settings.CHAT_MESSAGES_PER_MINUTE} messages a minute; "
             "please wait a moment.",
         )
-    if settings.ANTHROPIC_API_KEY:
+    if llm.llm_enabled():
         day_start = now.replace(hour=0, minute=0, second=0, microsecond=0)
         used = (
             Message.objects.for_user(user)
@@ -340,8 +341,6 @@ class Usage:
 
 
 async def _claude_stream(system: str, turns: list[dict], usage: Usage) -> AsyncIterator[str]:
-    from memory import llm
-
     async with llm.async_client(timeout=settings.ANTHROPIC_CHAT_TIMEOUT) as client:
         async with client.messages.stream(
             model=settings.ANTHROPIC_CHAT_MODEL,
@@ -510,7 +509,7 @@ async def run_turn(
         {"type": "message", "title": title, "message": message_payload(user_message)},
         origin=origin,
     )
-    offline = not settings.ANTHROPIC_API_KEY
+    offline = not llm.llm_enabled()
     try:
         # A caller inside a transaction (an API view in an atomic block, a test) must read its
         # own uncommitted writes: then the Read stays on the caller's thread and connection.
@@ -543,9 +542,7 @@ async def run_turn(
             chunks.append(chunk)
             await send({"type": "delta", "text": chunk})
     except Exception as exc:  # the LLM failed after retries: tell the user, lose nothing
-        from memory.llm import as_llm_error
-
-        error = as_llm_error(exc)
+        error = llm.as_llm_error(exc)
         logger.warning(
             "chat reply failed for conversation %s: %s (%s)",
             conversation.pk,

@@ -6,6 +6,7 @@ from django.conf import settings
 from django.db import DatabaseError, connection
 from django.utils import timezone
 
+from lib.llm import llm_mode
 from memory import embedding
 from ops.models import WorkerHeartbeat
 
@@ -43,6 +44,6 @@ def report(*, now=None) -> tuple[bool, dict]:
         "database": database,
         "worker": worker,
         "embedding": model,
-        "llm_mode": "anthropic" if settings.ANTHROPIC_API_KEY else "offline",
+        "llm_mode": llm_mode(),
         "time": now.isoformat(),
     }

@@ -1,9 +1,7 @@
 """Values every page template needs."""
 
-from django.conf import settings
+from lib.llm import llm_mode
 
 
 def site(request):
-    return {
-        "llm_mode": "anthropic" if settings.ANTHROPIC_API_KEY else "offline",
-    }
+    return {"llm_mode": llm_mode()}

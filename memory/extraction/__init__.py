@@ -15,7 +15,7 @@ def get_extractor() -> Extractor:
     """The extractor for the current settings: ``AnthropicExtractor`` when
     ``ANTHROPIC_API_KEY`` is set, else ``OfflineExtractor``. Decided per call, so a
     key set at run time (or by a test) takes effect without a restart."""
-    from memory import llm
+    from lib import llm
 
     if llm.llm_enabled():
         from memory.extraction.anthropic import AnthropicExtractor

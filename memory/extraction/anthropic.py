@@ -32,7 +32,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from django.conf import settings
 
-from memory import llm
+from lib import llm
 from memory.core.cleaning import (
     CARDINALITIES,
     KINDS,

@@ -15,7 +15,7 @@ from typing import Any
 
 from django.conf import settings
 
-from memory import llm
+from lib import llm
 from memory.core.injection import neutralise_tags
 
 __all__ = ["RATE_TOOL", "SYSTEM_PROMPT", "build_prompt", "judge_candidates"]

@@ -77,7 +77,7 @@ def test_a_hanging_model_fails_the_extraction_within_its_budget_despite_retries(
 ):
     """Each SDK attempt gets its share of the budget: with the whole budget per attempt, a
     hang took (retries + 1) x budget and outlived the queue's task timeout."""
-    from memory import llm
+    from lib import llm
     from memory.extraction.anthropic import AnthropicExtractor
     from memory.extraction.base import Turn
 

@@ -41,7 +41,7 @@ from django.utils import timezone
 from rest_framework.test import APIClient
 
 from chat.models import Conversation, Message
-from memory.llm import LLMError
+from lib.llm import LLMError
 from memory.services import jobs
 from tests.fakes.anthropic_server import Error
 from tests.memory.factories import make_edge, make_node
@@ -430,7 +430,7 @@ _STARTUP_SCRIPT = """
     from django.core.management import call_command
     call_command("check", "--deploy")
     from pegasus_site.asgi import application  # noqa: F401  (the web process's start)
-    from memory import llm
+    from lib import llm
     reply = llm.client(timeout=10).messages.create(
         model="claude-sonnet-4-6", max_tokens=16, messages=[{"role": "user", "content": "hi"}])
     print("reply:", reply.content[0].text)

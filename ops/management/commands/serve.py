@@ -19,6 +19,7 @@ from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
 from django_q.tasks import async_task
 
+from lib.llm import llm_mode
 from ops.schedules import ensure_schedules
 
 
@@ -78,7 +79,7 @@ class Command(BaseCommand):
         self.stdout.write(
             self.style.SUCCESS(
                 f"Pegasus is running at http://{host}:{port}/ "
-                f"(LLM mode: {'anthropic' if settings.ANTHROPIC_API_KEY else 'offline'}). "
+                f"(LLM mode: {llm_mode()}). "
                 "Press Ctrl-C to stop."
             )
         )

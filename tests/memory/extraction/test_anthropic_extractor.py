@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from memory import llm
+from lib import llm
 from memory.core.cleaning import clean_batch
 from memory.extraction.anthropic import AnthropicExtractor
 from memory.extraction.base import Turn

@@ -2,7 +2,7 @@
 
 import pytest
 
-from memory import llm
+from lib import llm
 from memory.core.merge_rules import band_llm_confidence
 from memory.extraction.disambiguation import judge_candidates
 from tests.fakes.anthropic_server import Error, Reply, ToolCall, prompt_text

@@ -1,10 +1,10 @@
-"""memory.llm, the one boundary to the Anthropic SDK, against the local fake server."""
+"""lib.llm, the one boundary to the Anthropic SDK, against the local fake server."""
 
 import anthropic
 import httpx2
 import pytest
 
-from memory import llm
+from lib import llm
 from memory.extraction import get_extractor
 from memory.extraction.anthropic import AnthropicExtractor
 from memory.extraction.offline import OfflineExtractor
