@@ -1,0 +1,126 @@
+"""The user's self node as a Write sees it (SPEC §5.6): created lazily, named once."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from datetime import datetime
+from typing import Any
+
+from memory.core.merge_rules import (
+    is_self_placeholder,
+    normalise_name,
+)
+from memory.models import (
+    Node,
+    NodeKind,
+)
+from memory.services import keys
+from memory.services.merge.common import (
+    _add_aliases,
+    _fill_properties,
+    _known_forms,
+)
+
+
+def display_name(user) -> str:
+    """The account's name for its self node: the profile's display name when set, else the
+    full name, else the username."""
+    try:
+        from accounts.models import Profile
+
+        profile_name = (
+            Profile.objects.filter(user_id=user.pk).values_list("display_name", flat=True).first()
+        )
+    except (ImportError, LookupError):  # accounts app absent: fall back to the user row
+        profile_name = None
+    name = profile_name or user.get_full_name() or user.get_username()
+    return " ".join(name.split())[:200]
+
+
+def _clean_name(value: Any) -> str:
+    name = " ".join(value.split())[:200] if isinstance(value, str) else ""
+    return "" if not normalise_name(name) or is_self_placeholder(name) else name
+
+
+def ensure_self_node(
+    *,
+    user,
+    now: datetime,
+    self_name: str | None = None,
+    self_aliases: Sequence[str] = (),
+    self_properties: Mapping | None = None,
+    needed: bool = True,
+    save: bool = True,
+    new_id: int | None = None,
+) -> tuple[Node | None, list[str]]:
+    """The user's self node (SPEC §5.6), created lazily; call under ``user_lock``.
+
+    With none yet, it is created when ``needed`` (the batch refers to the user) or when the
+    batch says who the user is (``self_name``, ``self_aliases``, ``self_properties`` — the
+    optional top-level keys of a batch), named ``self_name`` (the user introduced themself)
+    else ``display_name(user)``; a name already taken by another PERSON node falls back to the
+    next of (self name, display name, username, "Me"). Once created it keeps its identity
+    forever. A later ``self_name`` it does not know becomes an alias — except that a self
+    node still named after the username (a login, not a name) is renamed to it, the username
+    kept as an alias. ``self_aliases`` become aliases; ``self_properties`` fill missing keys.
+    A node created takes the primary key ``new_id`` when given (reserved by
+    ``write.judge_batch``, so judgements made before the lock name it). With ``save=False``
+    nothing is written: the node is returned as it would be (unsaved when new), which is how
+    ``write.judge_batch`` sees it before the lock.
+    Returns the node (None when not needed and absent) and notes for the write summary.
+    """
+    notes: list[str] = []
+    node = Node.objects.for_user(user).filter(is_self=True).first()
+    name = _clean_name(self_name)
+    aliases = [a for a in (_clean_name(a) for a in self_aliases or ()) if a]
+    properties = dict(self_properties) if isinstance(self_properties, Mapping) else {}
+    if node is None:
+        if not (needed or name or aliases or properties):
+            return None, notes
+        taken = set(
+            Node.objects.for_user(user)
+            .filter(kind=NodeKind.PERSON)
+            .values_list("normalised_name", flat=True)
+        )
+        options = [name, display_name(user), user.get_username(), "Me"]
+        chosen = next((o for o in options if o and normalise_name(o) not in taken), "Me (self)")
+        node = Node(
+            pk=new_id,
+            user_id=user.pk,
+            kind=NodeKind.PERSON,
+            name=chosen,
+            normalised_name=normalise_name(chosen),
+            is_self=True,
+            confidence=1.0,
+            created_at=now,
+            updated_at=now,
+        )
+        notes.append(f"self node created as {chosen!r}")
+        if name and normalise_name(name) != node.normalised_name:
+            _add_aliases(node, [name])
+    elif name and normalise_name(name) not in _known_forms(node):
+        named_after_login = node.normalised_name == normalise_name(user.get_username())
+        clash = (
+            Node.objects.for_user(user)
+            .filter(kind=node.kind, normalised_name=normalise_name(name))
+            .exists()
+        )
+        if named_after_login and not clash:
+            old = node.name
+            node.name, node.normalised_name = name, normalise_name(name)
+            _add_aliases(node, [old])
+            notes.append(f"self node renamed {old!r} → {name!r} ({old!r} kept as an alias)")
+        else:
+            _add_aliases(node, [name])
+            notes.append(f"{name!r} added as an alias of the self node {node.name!r}")
+    added = _add_aliases(node, aliases)
+    if added:
+        notes.append(f"self node aliases added: {', '.join(added)}")
+    filled = _fill_properties(node, properties)
+    if filled:
+        notes.append(f"self node properties added: {', '.join(filled)}")
+    if save and (node._state.adding or notes):
+        node.updated_at = now
+        node.save(force_insert=node._state.adding)
+        keys.sync_node_keys(user_id=user.pk, nodes=[node])
+    return node, notes
