@@ -10,9 +10,9 @@ from django.utils.html import format_html, format_html_join
 from lib.admin import USER_FILTER, ReadOnlyAdmin, admin_link, pretty_json
 from memory.admin.filters import LiveEdgeFilter
 from memory.admin.helpers import _short
-from memory.admin_views import neighbourhoods
 from memory.core.decay import strength_at
 from memory.models import Correction, Edge, Node, Snippet
+from memory.services.neighbourhood import neighbourhoods
 
 
 @admin.register(Node)

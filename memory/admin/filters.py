@@ -6,9 +6,9 @@ from __future__ import annotations
 from django.contrib import admin
 from django.utils import timezone
 
-from memory.admin_views import stale_before
 from memory.models import ExtractionStatus, MergeStatus, NodeKind
 from memory.models.merges import InboxAnswer
+from memory.services.queues import stale_before
 
 
 class ReviewStatusFilter(admin.SimpleListFilter):

@@ -6,7 +6,7 @@ import functools
 
 from django.contrib import admin
 
-from memory.admin_views import index_summary
+from memory.services.queues import index_summary
 
 
 def _with_queue_counts(index):

@@ -20,10 +20,10 @@ from django.utils import timezone
 from lib.admin import USER_FILTER, ReadOnlyAdmin, admin_link, pretty_json
 from memory.admin.filters import KindFilter, ReviewStatusFilter, ScoreBandFilter
 from memory.admin.helpers import _has_perm, _report
-from memory.admin_views import review_context
 from memory.models import MergeDecision
 from memory.services import inbox as inbox_service
 from memory.services import merge as merge_service
+from memory.services.merge.review_page import review_context
 
 logger = logging.getLogger(__name__)
 

@@ -31,11 +31,11 @@ from django.db.models import Exists, IntegerField, OuterRef, Q, QuerySet
 from django.db.models.fields.json import KT
 from django.db.models.functions import Cast
 
-from memory.admin_views import neighbourhoods
 from memory.models import MergeDecision, MergeStatus, Node
 from memory.models.merges import InboxAnswer
 from memory.services import merge
 from memory.services.locks import user_lock
+from memory.services.neighbourhood import neighbourhoods
 
 __all__ = [
     "InboxConflict",

@@ -8,10 +8,10 @@ from django.contrib.admin.models import LogEntry
 from django.contrib.messages import get_messages
 from django.urls import reverse
 
-from memory.admin_views import review_context
 from memory.models import Edge, MergeDecision, Node
 from memory.services.graph_io import export_graph
 from memory.services.merge import merge_nodes
+from memory.services.merge.review_page import review_context
 from tests.admin.conftest import (
     NOW,
     change_url,

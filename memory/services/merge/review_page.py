@@ -1,58 +1,26 @@
-"""What the admin console shows beyond plain rows: the merge review page's side-by-side
-context, node neighbourhoods, and the queue counts on the admin index.
+"""What the merge review page shows beyond plain rows: the side-by-side context of a
+decision (the proposed entity, every candidate with its neighbourhood), the cited turns of
+its conversation and the actions that apply.
 
-Everything here reads; every change a moderator makes goes through ``memory.services.merge``
-and ``memory.services.jobs`` (see ``memory/admin/``). Loading is bounded: a review page
-costs the same handful of queries whatever the number of candidates (tested).
+Everything here reads; every change a moderator makes goes through
+``memory.services.merge`` (see ``memory/admin/``). Loading is bounded: a review page costs
+the same handful of queries whatever the number of candidates (tested).
 """
 
 from __future__ import annotations
 
-from collections import defaultdict
-from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
 from typing import Any
 
-from django.conf import settings
-from django.db.models import Count, Q
+from django.db.models import Q
 
-from memory.models import Edge, Episode, ExtractionStatus, MergeDecision, MergeStatus, Node
+from memory.models import Episode, MergeDecision, MergeStatus, Node
+from memory.services.neighbourhood import SNIPPET_CHARS, EdgeLine, neighbourhoods
 
-__all__ = [
-    "EdgeLine",
-    "NodeSide",
-    "excerpt",
-    "index_summary",
-    "neighbourhoods",
-    "review_actions",
-    "review_context",
-    "stale_before",
-]
+__all__ = ["NodeSide", "excerpt", "review_actions", "review_context"]
 
-NEIGHBOURHOOD_LINES = 30  # per node, first-hop edges first
-EDGE_ROWS = 600  # per query: a hub node (the self node) must not load the whole graph
 EXCERPT_MESSAGES = 12
 EXCERPT_CHARS = 400
-SNIPPET_CHARS = 300
-
-
-@dataclass
-class EdgeLine:
-    """One edge of a neighbourhood, as the review page prints it: ``A -[REL]-> B``."""
-
-    id: int
-    source: str
-    relation: str
-    target: str
-    snippet: str = ""
-    dormant: bool = False
-    hop: int = 1
-    moved: bool = False  # came with the merge under review
-
-    @property
-    def line(self) -> str:
-        return f"{self.source} -[{self.relation}]-> {self.target}"
 
 
 @dataclass
@@ -77,91 +45,6 @@ class NodeSide:
     @property
     def property_items(self) -> list[tuple[str, Any]]:
         return sorted(self.properties.items()) if isinstance(self.properties, dict) else []
-
-
-def stale_before(now: datetime) -> datetime:
-    """A ``running`` episode started before this is stuck (its worker died), as in
-    ``memory.services.jobs``: older than the django-q2 task timeout."""
-    return now - timedelta(seconds=int(settings.Q_CLUSTER.get("timeout") or 300))
-
-
-def _snippet(edge: Edge) -> str:
-    snippet = edge.snippet
-    if snippet is None or snippet.user_id != edge.user_id:
-        return ""
-    text = " ".join(snippet.text.split())
-    return text if len(text) <= SNIPPET_CHARS else text[: SNIPPET_CHARS - 1] + "…"
-
-
-def _load_edges(user_id: int, node_ids: Iterable[int], exclude: Iterable[int] = ()) -> list[Edge]:
-    ids = list(node_ids)
-    if not ids:
-        return []
-    return list(
-        Edge.objects.for_user(user_id)
-        .filter(superseded_by__isnull=True)
-        .filter(Q(source_id__in=ids) | Q(target_id__in=ids))
-        .exclude(pk__in=list(exclude))
-        .select_related("source", "target", "snippet")
-        .order_by("dormant", "-strength_at_touch", "id")[:EDGE_ROWS]
-    )
-
-
-def neighbourhoods(
-    user_id: int, node_ids: Sequence[int], *, moved: Iterable[int] = ()
-) -> dict[int, tuple[list[EdgeLine], bool]]:
-    """Each node's 2-hop neighbourhood: the non-superseded edges touching it (hop 1), then
-    those touching its neighbours (hop 2), each with its current snippet; strongest first,
-    live before dormant, at most ``NEIGHBOURHOOD_LINES`` per node. Returns
-    ``{node_id: (lines, truncated)}``. Two queries whatever the number of nodes.
-
-    ``moved``: edge ids the proposed entity brought (marked on their lines).
-    """
-    moved_ids = set(moved)
-    first = _load_edges(user_id, node_ids)
-    touching: dict[int, list[Edge]] = defaultdict(list)
-    for edge in first:
-        touching[edge.source_id].append(edge)
-        touching[edge.target_id].append(edge)
-    hop1 = {
-        nid: {e.target_id if e.source_id == nid else e.source_id for e in touching[nid]}
-        for nid in node_ids
-    }
-    second_ids = set().union(*hop1.values()) - set(node_ids) if hop1 else set()
-    second = _load_edges(user_id, second_ids, exclude=[e.pk for e in first])
-    for edge in second:
-        for end in {edge.source_id, edge.target_id}:
-            if end in second_ids:
-                touching[end].append(edge)
-
-    def line(edge: Edge, hop: int) -> EdgeLine:
-        return EdgeLine(
-            id=edge.pk,
-            source=edge.source.name,
-            relation=edge.relation,
-            target=edge.target.name,
-            snippet=_snippet(edge),
-            dormant=edge.dormant,
-            hop=hop,
-            moved=edge.pk in moved_ids,
-        )
-
-    def order(edge: Edge) -> tuple:
-        return (edge.dormant, -edge.strength_at_touch, edge.pk)
-
-    out: dict[int, tuple[list[EdgeLine], bool]] = {}
-    for nid in node_ids:
-        near = {e.pk: e for e in touching[nid]}
-        far = {
-            e.pk: e
-            for neighbour in hop1[nid]
-            for e in touching[neighbour]
-            if e.pk not in near and nid not in (e.source_id, e.target_id)
-        }
-        lines = [line(e, 1) for e in sorted(near.values(), key=order)]
-        lines += [line(e, 2) for e in sorted(far.values(), key=order)]
-        out[nid] = (lines[:NEIGHBOURHOOD_LINES], len(lines) > NEIGHBOURHOOD_LINES)
-    return out
 
 
 def excerpt(decision: MergeDecision) -> dict[str, Any]:
@@ -362,31 +245,3 @@ def review_context(decision: MergeDecision) -> dict[str, Any]:
         "actions": review_actions(decision),
         "log": [entry for entry in (decision.log or []) if isinstance(entry, dict)],
     }
-
-
-def index_summary(request) -> dict[str, Any]:
-    """Counts for the admin index: merges awaiting review (held, flagged) and extraction
-    jobs needing attention (failed, stuck). One query per model the user may view."""
-    from django.utils import timezone
-
-    out: dict[str, Any] = {}
-    user = request.user
-    if user.has_perm("memory.view_mergedecision"):
-        from memory.services.inbox import for_staff
-
-        out["review_queue"] = for_staff(MergeDecision.objects.all(), timezone.now()).aggregate(
-            held=Count("pk", filter=Q(status=MergeStatus.HELD)),
-            flagged=Count("pk", filter=Q(status=MergeStatus.FLAGGED)),
-        )
-    if user.has_perm("memory.view_episode"):
-        out["job_queue"] = Episode.objects.aggregate(
-            failed=Count("pk", filter=Q(status=ExtractionStatus.FAILED)),
-            stuck=Count(
-                "pk",
-                filter=Q(
-                    status=ExtractionStatus.RUNNING, job_started_at__lt=stale_before(timezone.now())
-                ),
-            ),
-            pending=Count("pk", filter=Q(status=ExtractionStatus.PENDING)),
-        )
-    return out
