@@ -7,3 +7,7 @@ class AccountsConfig(AppConfig):
 
     def ready(self):
         from accounts import signals  # noqa: F401  (connects the receivers)
+        from accounts.memory_port import AccountProfiles
+        from memory import ports
+
+        ports.register_profiles(AccountProfiles())

@@ -41,6 +41,7 @@ from django.conf import settings
 from django.db import transaction
 from django.db.models import F, Q
 
+from memory import ports
 from memory.models import Episode, ExtractionStatus, Node
 from memory.services.sentences import prepare_conversation, store_conversation
 from memory.services.write import WriteSummary, commit_batch, judge_batch
@@ -83,24 +84,22 @@ def schedule_extraction(*, user, conversation, now: datetime, enqueue: bool = Tr
     episode and no job. ``enqueue=False`` (``manage.py extract --sync``) creates the episode
     without a job. Raises ``ValueError`` for a conversation that is not ``user``'s.
     """
-    from chat.models import Conversation, Message, Role
-
     pk = conversation.pk if hasattr(conversation, "pk") else int(conversation)
+    chats = ports.conversations()
     with transaction.atomic():
         # The row lock serialises concurrent ends of one conversation (button + idle sweep).
-        locked = Conversation.objects.for_user(user).select_for_update().filter(pk=pk).first()
+        locked = chats.get(user=user, conversation_id=pk, lock=True)
         if locked is None:
             raise ValueError("conversation not found")
-        existing = Episode.objects.for_user(user).filter(conversation=locked).first()
+        existing = Episode.objects.for_user(user).filter(conversation_id=locked.id).first()
         if existing is not None:
             return existing
-        messages = Message.objects.for_user(user).filter(conversation=locked)
-        first = messages.order_by("created_at", "id").values_list("created_at", flat=True).first()
-        has_turns = messages.filter(role=Role.USER).exists()
+        first = chats.first_message_at(user=user, conversation_id=locked.id)
+        has_turns = chats.has_user_turns(user=user, conversation_id=locked.id)
         skip = locked.incognito or not has_turns
         episode = Episode.objects.create(
             user_id=user.pk,
-            conversation=locked,
+            conversation_id=locked.id,
             status=ExtractionStatus.SKIPPED if skip else ExtractionStatus.PENDING,
             started_at=first or locked.started_at,
             ended_at=locked.ended_at or now,
@@ -195,7 +194,6 @@ class EpisodeBusy(RuntimeError):
 
 
 def _extract(episode: Episode, now: datetime) -> WriteSummary | None:
-    from chat.models import Message, Role
     from memory.extraction import get_extractor
     from memory.extraction.base import Turn
 
@@ -211,15 +209,13 @@ def _extract(episode: Episode, now: datetime) -> WriteSummary | None:
             last_error="conversation deleted" if conversation is None else "incognito conversation",
         )
         return None
-    turns = list(
-        Message.objects.for_user(user)
-        .filter(conversation=conversation, role=Role.USER)
-        .order_by("created_at", "id")
+    turns = ports.conversations().messages(
+        user=user, conversation_id=conversation.pk, user_turns_only=True
     )
-    texts = {str(m.pk): m.text for m in turns}
+    texts = {str(m.id): m.text for m in turns}
     extractor = get_extractor()
     result = extractor.extract(
-        turns=[Turn(message_id=str(m.pk), text=m.text, speaker=m.speaker or None) for m in turns],
+        turns=[Turn(message_id=str(m.id), text=m.text, speaker=m.speaker or None) for m in turns],
         started_at=episode.started_at,
         ended_at=episode.ended_at,
         time_zone=_time_zone(user),
@@ -267,13 +263,7 @@ def _extract(episode: Episode, now: datetime) -> WriteSummary | None:
 
 
 def _time_zone(user) -> str:
-    try:
-        from accounts.models import Profile
-
-        zone = Profile.objects.filter(user_id=user.pk).values_list("time_zone", flat=True).first()
-    except (ImportError, LookupError):
-        zone = None
-    return zone or "UTC"
+    return ports.profiles().time_zone(user.pk) or "UTC"
 
 
 def _neighbourhood(user, text: str, now: datetime) -> str:

@@ -40,7 +40,7 @@ from django.db import connection, transaction
 from django.utils import timezone
 from django.utils.crypto import salted_hmac
 
-from memory import embedding
+from memory import embedding, ports
 from memory.core.passages import (
     ASSISTANT_SPEAKER,
     Forgotten,
@@ -151,24 +151,13 @@ def prepare_conversation(*, user, conversation) -> PreparedSentences:
 
     ``user``: instance or id; ``conversation``: instance or id of ``user``'s (another user's
     or a missing one prepares as not eligible: nothing is ever written for it)."""
-    from chat.models import Conversation, ConversationStatus, Message
-
     user_id = user if isinstance(user, int) else user.pk
     pk = conversation if isinstance(conversation, int) else conversation.pk
-    row = (
-        Conversation.objects.for_user(user_id)
-        .filter(pk=pk)
-        .values_list("status", "incognito")
-        .first()
-    )
-    if row is None or row[0] != ConversationStatus.ENDED or row[1]:
+    chats = ports.conversations()
+    row = chats.get(user=user_id, conversation_id=pk)
+    if row is None or not row.ended or row.incognito:
         return PreparedSentences(conversation_id=pk, eligible=False)
-    messages = (
-        Message.objects.for_user(user_id)
-        .filter(conversation_id=pk)
-        .order_by("created_at", "id")
-        .values_list("id", "role", "speaker", "offline", "text", "created_at")
-    )
+    messages = chats.messages(user=user_id, conversation_id=pk)
     rows = message_sentences(messages, forgotten(user_id))
     texts = [embedding_text(r[1], r[5]) for r in rows]
     parts = [embedding.embed(texts[i : i + EMBED_BATCH]) for i in range(0, len(texts), EMBED_BATCH)]

@@ -18,7 +18,8 @@ from typing import Any
 
 from django.db import connection
 
-from memory.core.cleaning import BatchError, clean_batch
+from memory import ports
+from memory.core.cleaning import BatchError, clean_batch, normalise_ws
 from memory.core.decay import TEMPORARY, reinforce, strength_at
 from memory.core.merge_rules import is_self_placeholder, normalise_name
 from memory.models import (
@@ -213,13 +214,8 @@ def _message_ids(values) -> set[int]:
 def _cited_messages(user, batch: Any) -> dict[str, str]:
     """The user's own turns cited by the batch (id string → text); another user's message,
     or an assistant turn, is unknown, so its relations are dropped."""
-    from chat.models import Message, Role
-
     ids = _message_ids(r.get("message") for r in _raw_relations(batch))
-    if not ids:
-        return {}
-    rows = Message.objects.for_user(user).filter(pk__in=ids, role=Role.USER)
-    return {str(pk): text for pk, text in rows.values_list("pk", "text")}
+    return ports.conversations().user_turn_texts(user=user, message_ids=ids)
 
 
 def _episode(user, episode, data: dict | None, now: datetime) -> Episode:
@@ -251,7 +247,7 @@ def _check_batch(batch: Any) -> None:
     if unstorable:
         raise BatchError(unstorable)
     self_name = batch.get("self_name") if isinstance(batch, dict) else None
-    if isinstance(self_name, str) and len(" ".join(self_name.split())) > MAX_NAME:
+    if isinstance(self_name, str) and len(normalise_ws(self_name)) > MAX_NAME:
         raise BatchError(f"self_name is longer than {MAX_NAME} characters")
 
 
@@ -529,8 +525,6 @@ class _EdgeWriter:
         self.relations.append((relation, source, target, source_ref, target_ref))
 
     def flush(self) -> None:
-        from chat.models import Message
-
         if not self.relations:
             return
         existing = list(
@@ -550,10 +544,8 @@ class _EdgeWriter:
         superseded: dict[int, Edge] = {}  # id(old edge) → the new edge that supersedes it
         changed: dict[int, Edge] = {}
         sightings: list[tuple[Edge, dict]] = []
-        owned = set(
-            Message.objects.for_user(self.user)
-            .filter(pk__in=_message_ids(r["message"] for r, *_ in self.relations))
-            .values_list("pk", flat=True)
+        owned = ports.conversations().existing_message_ids(
+            user=self.user, message_ids=_message_ids(r["message"] for r, *_ in self.relations)
         )
 
         for relation, source, target, source_ref, target_ref in self.relations:

@@ -14,9 +14,11 @@ from __future__ import annotations
 
 import json
 
+from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 from django.utils import timezone
 
+from memory import ports
 from memory.management import get_account
 from memory.models import Episode, ExtractionStatus
 from memory.services.jobs import extract_episode, retry_extraction, schedule_extraction
@@ -41,23 +43,25 @@ class Command(BaseCommand):
         parser.add_argument("--json", action="store_true", help="print the summary as JSON")
 
     def handle(self, *args, **options):
-        from chat.models import Conversation, ConversationStatus
-
         now = timezone.now()
-        conversations = Conversation.objects.all()
+        chats = ports.conversations()
         if options["user"]:
-            conversations = conversations.for_user(get_account(options["user"]))
-        conversation = conversations.filter(pk=options["conversation"]).first()
+            user = get_account(options["user"])
+        else:
+            owner = chats.owner_id(options["conversation"])
+            user = get_user_model().objects.filter(pk=owner).first() if owner else None
+        conversation = (
+            chats.get(user=user, conversation_id=options["conversation"]) if user else None
+        )
         if conversation is None:
             raise CommandError(f"no conversation {options['conversation']}")
-        if conversation.status != ConversationStatus.ENDED:
-            raise CommandError(f"conversation {conversation.pk} is still open; end it first")
-        user = conversation.user
-        episode = Episode.objects.for_user(user).filter(conversation=conversation).first()
+        if not conversation.ended:
+            raise CommandError(f"conversation {conversation.id} is still open; end it first")
+        episode = Episode.objects.for_user(user).filter(conversation_id=conversation.id).first()
         created = episode is None
         if created:
             episode = schedule_extraction(
-                user=user, conversation=conversation, now=now, enqueue=not options["sync"]
+                user=user, conversation=conversation.id, now=now, enqueue=not options["sync"]
             )
         if episode.status == ExtractionStatus.SKIPPED:
             reason = episode.last_error or "nothing to extract"
