@@ -1,17 +1,21 @@
 """The memory explorer page (issue 7).
 
-The page is a shell: it carries the API endpoints and the user's node kinds in data
-attributes, and ``static/js/explorer.js`` fetches everything else from the REST API
-(``/api/v1/memory/…``). No node name, alias or snippet is rendered on the server, so a
-name like ``<img src=x onerror=…>`` only ever reaches the page as JSON and is shown
-with ``textContent`` or drawn as canvas text.
+The page is a shell: it carries the API endpoints, the user's node kinds and the decay
+constants (``memory.core.decay.client_constants``) in data attributes, and
+``static/js/explorer.js`` fetches everything else from the REST API (``/api/v1/memory/…``).
+No node name, alias or snippet is rendered on the server, so a name like
+``<img src=x onerror=…>`` only ever reaches the page as JSON and is shown with
+``textContent`` or drawn as canvas text.
 """
+
+import json
 
 from django.contrib.auth.decorators import login_required
 from django.shortcuts import render
 from django.urls import reverse
 from django.views.decorators.http import require_GET
 
+from memory.core.decay import client_constants
 from memory.models import Node, NodeKind
 
 # The REST API's memory endpoints the page calls (``memory/api/urls.py``); ``{id}`` is
@@ -51,5 +55,7 @@ def explorer(request):
             "kinds": NodeKind.values,
             "user_kinds": user_kinds,
             "conversation_url": _url_template("chat:conversation", "conversation_id"),
+            # λ per stability and the dormancy threshold, from the one Python definition.
+            "decay": json.dumps(client_constants()),
         },
     )

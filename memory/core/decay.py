@@ -17,8 +17,10 @@ __all__ = [
     "DORMANT_BELOW",
     "LAMBDA",
     "MAX_STRENGTH",
+    "MIN_EXPONENT",
     "REINFORCE_STEP",
     "TEMPORARY",
+    "client_constants",
     "days_between",
     "is_dormant",
     "is_live",
@@ -40,6 +42,13 @@ REINFORCE_STEP = 15.0
 MAX_STRENGTH = 100.0
 TEMPORARY: frozenset[str] = frozenset({"time_bound", "ephemeral"})
 """Stabilities whose edges may carry ``expires_at``."""
+
+MIN_EXPONENT = -700.0
+"""Floor of the exponent ``−λ t``. PostgreSQL's exp() raises "value out of range: underflow"
+instead of returning 0 below about −708 (an ephemeral edge untouched for ten years), so the
+decay SQL and the Read's numpy arrays clamp there, and so does ``strength_at`` to stay equal
+to them. e^−700 ≈ 1e−304, so S0 · e^−700 < 2.0 for every S0 ≤ 100: the clamp never changes a
+decision, and ``reinforce`` of such an edge is exactly 15."""
 
 _SECONDS_PER_DAY = 86_400.0
 
@@ -78,7 +87,14 @@ def strength_at(s0: float, stability: str, last_touched_at: datetime, now: datet
     Invariants: never more than ``s0`` for s0 ≥ 0; immutable edges never decay;
     ``strength_at(strength_at(s0, t1), t2) == strength_at(s0, t1 + t2)`` up to rounding.
     """
-    return s0 * math.exp(-_rate(stability) * days_between(last_touched_at, now))
+    exponent = -_rate(stability) * days_between(last_touched_at, now)
+    return s0 * math.exp(max(MIN_EXPONENT, exponent))
+
+
+def client_constants() -> dict[str, object]:
+    """The constants a client needs to redo ``strength_at`` and the dormancy threshold
+    (JSON-ready): the memory explorer draws faded strengths from these, never its own copy."""
+    return {"lambda": dict(LAMBDA), "dormantBelow": DORMANT_BELOW, "minExponent": MIN_EXPONENT}
 
 
 def _expired(stability: str, expires_at: datetime | None, now: datetime) -> bool:

@@ -20,19 +20,13 @@ from datetime import datetime
 
 from django.db import connection
 
-from memory.core.decay import DORMANT_BELOW, LAMBDA, TEMPORARY
+from memory.core.decay import DORMANT_BELOW, LAMBDA, MIN_EXPONENT, TEMPORARY
 from memory.models import Edge
 from memory.services.locks import user_lock
 
 __all__ = ["current_strength_sql", "decay_all", "decay_user", "dormancy_sql"]
 
 EDGE_TABLE = Edge._meta.db_table
-
-# exp() in PostgreSQL raises "value out of range: underflow" instead of returning 0 once the
-# exponent drops below about −708 (an ephemeral edge untouched for ten years). e^−700 ≈ 1e−304,
-# so S0 · e^−700 < 2.0 for every S0 ≤ 100: clamping there never changes a decision, and
-# least(S + 15, 100) comes out exactly 15, as in the pure core.
-_MIN_EXPONENT = -700.0
 
 
 def _require_aware(now: datetime) -> None:
@@ -57,7 +51,7 @@ def current_strength_sql(now: datetime, *, alias: str = "") -> tuple[str, list]:
         f" - extract(epoch FROM {alias}last_touched_at))::float8 / 86400.0::float8)"
     )
     sql = f"({alias}strength_at_touch * exp(greatest(%s::float8, -{rate} * {days})))"
-    params: list = [_MIN_EXPONENT]
+    params: list = [MIN_EXPONENT]  # the core's clamp: PostgreSQL's exp() raises on underflow
     for stability, lam in LAMBDA.items():
         params += [stability, float(lam)]
     params.append(now)

@@ -27,10 +27,9 @@ from datetime import datetime
 import numpy as np
 from django.conf import settings
 
-from memory.core.decay import DORMANT_BELOW, LAMBDA, TEMPORARY
+from memory.core.decay import DORMANT_BELOW, LAMBDA, MIN_EXPONENT, TEMPORARY
 from memory.models import Edge, GraphVersion, MemoryKey, Node, NodeEpisode, Snippet
 from memory.services.caches import UserLRU, user_key
-from memory.services.decay import _MIN_EXPONENT
 
 __all__ = ["GraphSnapshot", "clear_snapshot_cache", "load_snapshot"]
 
@@ -78,7 +77,7 @@ class GraphSnapshot:
         superseded nor flagged — the only ones a snapshot holds)."""
         now_us = _epoch_us(now)
         seconds = np.maximum(0, now_us - self.touched_us) / _US_PER_SECOND
-        exponent = np.maximum(_MIN_EXPONENT, -self.rate * (seconds / _SECONDS_PER_DAY))
+        exponent = np.maximum(MIN_EXPONENT, -self.rate * (seconds / _SECONDS_PER_DAY))
         strength = self.s0 * np.exp(exponent)
         live = (strength >= DORMANT_BELOW) & (self.expires_us > now_us)
         return strength, live

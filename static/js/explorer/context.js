@@ -1,15 +1,14 @@
 /* The page's constants, its elements (found by id under #explorer) and the shared state. Part of the memory explorer: see main.js. */
 
+import { DAY_MS } from "./decay.js";
+
 export const scriptStart = performance.now();
 export const root = document.getElementById("explorer");
 export const PG = window.PegasusGraph;
 
 // --- constants -------------------------------------------------------------------------
 export const SVG_NS = "http://www.w3.org/2000/svg";
-export const DAY_MS = 86400000;
-// SPEC §5.4: S(t) = S0·e^(−λt), t in days since the last touch; dormant below 2.0.
-export const LAMBDA = { immutable: 0, stable: 0.005, mutable: 0.02, time_bound: 0.05, ephemeral: 0.2 };
-export const DORMANT_BELOW = 2.0;
+export { DAY_MS };
 export const KIND_COLORS = {
   PERSON: "#5b5bd6", ORG: "#0c8599", PLACE: "#2b8a3e", EVENT: "#e8590c",
   THING: "#8d5a2b", TOPIC: "#c2255c", PREFERENCE: "#d4a000", OTHER: "#6b7280",
@@ -34,6 +33,10 @@ export const URLS = {
   graph: ds.graphUrl, node: ds.nodeUrl, edge: ds.edgeUrl, merge: ds.mergeUrl,
   revert: ds.revertUrl, recall: ds.recallUrl, conversation: ds.conversationUrl,
 };
+// SPEC §5.4's decay constants (λ per stability, the dormancy threshold, the exponent's floor),
+// from memory.core.decay.client_constants(): the page never writes its own copy.
+export const DECAY = Object.assign({ lambda: {} }, JSON.parse(ds.decay || "{}"));
+export const DORMANT_BELOW = DECAY.dormantBelow;
 export const ALL_KINDS = (ds.kinds || "").split(",").filter(Boolean);
 
 export const $ = function (id) { return document.getElementById(id); };

@@ -1,9 +1,10 @@
 /* One edge's row in the side panel, and its strength sparkline. Part of the memory explorer: see main.js. */
 
 import { forgetEdge } from "./actions.js";
-import { DAY_MS, DORMANT_BELOW, LAMBDA, panel, state } from "./context.js";
+import { DAY_MS, DECAY, DORMANT_BELOW, panel, state } from "./context.js";
+import { rate, strengthAt } from "./decay.js";
 import { selectNode } from "./panel.js";
-import { el, fmt, fmtDate, fmtOccurred, plural, strengthAt, svg } from "./util.js";
+import { el, fmt, fmtDate, fmtOccurred, plural, svg } from "./util.js";
 
 export function edgeRow(d, e) {
   const key = String(d.id);
@@ -100,9 +101,9 @@ export function sparkline(e) {
   const x = function (t) { return left + (t - start) / (end - start) * (W - left - right); };
   const y = function (s) { return top + (1 - Math.max(0, Math.min(100, s)) / 100) * (H - top - bottom); };
   const graphic = svg("svg", { viewBox: "0 0 " + W + " " + H, width: W, height: H, role: "img" }, "spark-svg");
-  const nowValue = strengthAt(s0, e.stability, touched, now);
+  const nowValue = strengthAt(DECAY, s0, e.stability, touched, now);
   graphic.setAttribute("aria-label", "Strength over time: " + fmt(nowValue) + " today, " +
-    fmt(strengthAt(s0, e.stability, touched, now + 90 * DAY_MS)) + " in 90 days");
+    fmt(strengthAt(DECAY, s0, e.stability, touched, now + 90 * DAY_MS)) + " in 90 days");
 
   // axes and guides
   graphic.appendChild(svg("line", { x1: left, y1: y(0), x2: W - right, y2: y(0) }, "spark-axis"));
@@ -114,7 +115,7 @@ export function sparkline(e) {
   });
   graphic.appendChild(svg("line", { x1: left, y1: y(DORMANT_BELOW), x2: W - right, y2: y(DORMANT_BELOW) }, "spark-threshold"));
   const thr = svg("text", { x: W - right, y: y(DORMANT_BELOW) - 3, "text-anchor": "end" }, "spark-threshold-label");
-  thr.textContent = "dormant below 2";
+  thr.textContent = "dormant below " + DORMANT_BELOW;
   graphic.appendChild(thr);
 
   // the curve, from the last touch (or the window's start) to +90 days
@@ -124,7 +125,7 @@ export function sparkline(e) {
     const steps = 120;
     for (let i = 0; i <= steps; i++) {
       const t = from + (end - from) * i / steps;
-      d += (i ? "L" : "M") + x(t).toFixed(1) + "," + y(strengthAt(s0, e.stability, touched, t)).toFixed(1);
+      d += (i ? "L" : "M") + x(t).toFixed(1) + "," + y(strengthAt(DECAY, s0, e.stability, touched, t)).toFixed(1);
     }
     graphic.appendChild(svg("path", { d: d }, "spark-line"));
   }
@@ -144,7 +145,7 @@ export function sparkline(e) {
   graphic.appendChild(svg("circle", { cx: x(now), cy: y(nowValue), r: 3 }, "spark-now"));
   wrap.appendChild(graphic);
 
-  const lambda = LAMBDA[e.stability] === undefined ? LAMBDA.stable : LAMBDA[e.stability];
+  const lambda = rate(DECAY, e.stability);
   let caption = "Now " + fmt(nowValue) + " (" + fmt(s0) + " when last touched " + fmtDate(e.last_touched_at) + "). ";
   if (lambda === 0) caption += "This kind of memory does not fade.";
   else if (nowValue < DORMANT_BELOW) caption += "Already dormant.";

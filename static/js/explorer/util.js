@@ -1,6 +1,6 @@
-/* Small helpers: element builders, formatting, colours and edge sizes, the strength formula. Part of the memory explorer: see main.js. */
+/* Small helpers: element builders, formatting, colours and edge sizes. Part of the memory explorer: see main.js. */
 
-import { $, DAY_MS, KIND_COLORS, LAMBDA, SVG_NS } from "./context.js";
+import { $, KIND_COLORS, SVG_NS } from "./context.js";
 
 // --- small helpers ---------------------------------------------------------------------
 export function el(tag, cls, text) {
@@ -86,9 +86,3 @@ export function edgeColor(edge) {
 }
 
 export function edgeSize(edge) { return 0.6 + 2.2 * Math.max(0, Math.min(1, (edge.strength || 0) / 100)); }
-
-export function strengthAt(s0, stability, touchedMs, atMs) {
-  const lambda = LAMBDA[stability] === undefined ? LAMBDA.stable : LAMBDA[stability];
-  const days = Math.max(0, (atMs - touchedMs) / DAY_MS);
-  return s0 * Math.exp(-lambda * days);
-}
