@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import uuid
 from datetime import UTC, datetime, timedelta
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -14,11 +15,10 @@ from django.urls import reverse
 
 from chat.models import Conversation, Message
 from memory import embedding
-from memory.core.merge_rules import normalise_name
 from memory.models import Edge, EdgeEpisode, Episode, MergeDecision, Node, NodeEpisode, Snippet
 from memory.services import keys
 from memory.services.write import commit_batch
-from tests.memory.factories import HashEncoder
+from tests.memory.factories import HashEncoder, make_bare_node
 
 NOW = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
 BILL_BATCH = Path(__file__).resolve().parents[1] / "memory" / "fixtures" / "batches" / "bill.json"
@@ -46,16 +46,8 @@ def review_url(decision, action: str) -> str:
     return reverse("admin:memory_mergedecision_review", args=[decision.pk, action])
 
 
-def make_node(user, name, kind="PERSON", **fields):
-    return Node.objects.create(
-        user=user,
-        kind=kind,
-        name=name,
-        normalised_name=normalise_name(name),
-        created_at=NOW,
-        updated_at=NOW,
-        **fields,
-    )
+# A node row alone (no keys), created at this file's NOW.
+make_node = partial(make_bare_node, at=NOW)
 
 
 def make_edge(user, source, relation, target, *, snippet=None, episode=None, **fields):

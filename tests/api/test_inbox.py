@@ -12,8 +12,7 @@ from memory import embedding
 from memory.models import MergeDecision, Node
 from memory.services.graph_io import export_graph
 from memory.services.merge import merge_nodes
-from tests.admin.conftest import HashEncoder
-from tests.memory.factories import make_node
+from tests.memory.factories import HashEncoder, make_node
 from tests.memory.test_inbox_service import held_bill, held_coach
 
 pytestmark = pytest.mark.django_db

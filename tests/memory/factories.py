@@ -60,6 +60,20 @@ def make_node(
     return node
 
 
+def make_bare_node(user, name: str, kind: str = "PERSON", *, at: datetime = T0, **fields) -> Node:
+    """A node row alone — no keys, no episode links — for tests that sync keys themselves or
+    never read by key; ``fields`` are any other ``Node`` columns (aliases, is_self, …)."""
+    return Node.objects.create(
+        user_id=_user_id(user),
+        kind=kind,
+        name=name,
+        normalised_name=normalise_name(name),
+        created_at=at,
+        updated_at=at,
+        **fields,
+    )
+
+
 def make_edge(
     user,
     source: Node,

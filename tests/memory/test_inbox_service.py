@@ -20,7 +20,8 @@ from memory.services import inbox, merge
 from memory.services.corrections import change_kind, forget_node
 from memory.services.graph_io import export_graph
 from memory.services.write import commit_batch
-from tests.admin.conftest import HashEncoder, build_two_bills, make_edge, make_node
+from tests.admin.conftest import build_two_bills, make_edge, make_node
+from tests.memory.factories import HashEncoder
 
 pytestmark = pytest.mark.django_db
 

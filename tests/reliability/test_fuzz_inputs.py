@@ -23,7 +23,6 @@ from dataclasses import dataclass
 from datetime import datetime
 from io import StringIO
 
-import numpy as np
 import pytest
 from django.core.cache import cache
 from django.core.management import call_command
@@ -48,6 +47,7 @@ from memory.models import (
 )
 from memory.services.graph_io import GraphFormatError, export_graph, import_graph
 from memory.services.write import commit_batch
+from tests.memory.factories import HashEncoder
 
 pytestmark = pytest.mark.django_db
 
@@ -156,17 +156,6 @@ BATCH = {
 }
 
 
-class HashEncoder:
-    """A deterministic stand-in for the sentence model: the inputs are under test, not the
-    embeddings, and the real model would make every accepted document slow."""
-
-    name, dim = "hash-stand-in", 384
-
-    def encode(self, texts):
-        rows = [np.random.default_rng(sum(map(ord, t))).standard_normal(384) for t in texts]
-        return np.asarray(rows, dtype=np.float32)
-
-
 @pytest.fixture(autouse=True)
 def fast_hashers(settings):
     # Autouse fixtures come first, so alice is created with it: the production hasher costs
@@ -176,6 +165,8 @@ def fast_hashers(settings):
 
 @pytest.fixture(autouse=True)
 def stand_in_encoder():
+    # The inputs are under test, not the embeddings, and the real model would make every
+    # accepted document slow.
     with embedding.use_encoder(HashEncoder()):
         yield
 

@@ -1,13 +1,15 @@
 """MemoryKeys follow node names, aliases and relation labels (SPEC §4, §5.1)."""
 
 from datetime import UTC, datetime
+from functools import partial
 
 import numpy as np
 import pytest
 
 from memory import embedding
-from memory.models import Edge, MemoryKey, Node
+from memory.models import Edge, MemoryKey
 from memory.services.keys import reembed, relation_phrase, sync_node_keys, sync_relation_keys
+from tests.memory.factories import HashEncoder, make_bare_node
 
 pytestmark = pytest.mark.django_db
 
@@ -27,26 +29,8 @@ class CountingEncoder:
         return self.inner.encode(texts)
 
 
-class HashEncoder:
-    """A deterministic stand-in model: a different name and different vectors."""
-
-    name, dim = "hash-stand-in", 384
-
-    def encode(self, texts):
-        rows = [np.random.default_rng(sum(map(ord, t))).standard_normal(384) for t in texts]
-        return np.asarray(rows, dtype=np.float32)
-
-
-def make_node(user, name, aliases=(), kind="PERSON"):
-    return Node.objects.create(
-        user=user,
-        kind=kind,
-        name=name,
-        normalised_name=name.lower(),
-        aliases=list(aliases),
-        created_at=NOW,
-        updated_at=NOW,
-    )
+# A node row alone: these tests sync its keys themselves.
+make_node = partial(make_bare_node, at=NOW)
 
 
 def node_keys(node):
@@ -56,7 +40,7 @@ def node_keys(node):
 
 
 def test_a_node_gets_a_key_for_its_name_and_each_alias(alice):
-    trevor = make_node(alice, "Trevor", ["Trev", "T. Walsh", "Trev"])
+    trevor = make_node(alice, "Trevor", aliases=["Trev", "T. Walsh", "Trev"])
     assert sync_node_keys(user_id=alice.pk, nodes=[trevor]) == 3
     assert node_keys(trevor) == ["T. Walsh", "Trev", "Trevor"]
     key = MemoryKey.objects.get(node=trevor, text="Trev")
@@ -65,7 +49,7 @@ def test_a_node_gets_a_key_for_its_name_and_each_alias(alice):
 
 
 def test_keys_follow_a_rename_and_alias_changes(alice):
-    trevor = make_node(alice, "Trevor", ["Trev"])
+    trevor = make_node(alice, "Trevor", aliases=["Trev"])
     sync_node_keys(user_id=alice.pk, nodes=[trevor])
     kept = MemoryKey.objects.get(node=trevor, text="Trev").pk
     trevor.name, trevor.aliases = "Trevor Walsh", ["Trev", "Walshy"]
@@ -80,7 +64,7 @@ def test_keys_follow_a_rename_and_alias_changes(alice):
 
 
 def test_syncing_unchanged_nodes_embeds_nothing(alice):
-    nodes = [make_node(alice, "Trevor", ["Trev"]), make_node(alice, "Acme", kind="ORG")]
+    nodes = [make_node(alice, "Trevor", aliases=["Trev"]), make_node(alice, "Acme", kind="ORG")]
     sync_node_keys(user_id=alice.pk, nodes=nodes)
     with embedding.use_encoder(CountingEncoder()) as counting:
         assert sync_node_keys(user_id=alice.pk, nodes=nodes) == 0
@@ -125,7 +109,7 @@ def test_relation_keys_follow_the_labels_in_use(alice):
 
 
 def test_reembed_recomputes_every_key_with_the_current_model(alice):
-    trevor = make_node(alice, "Trevor", ["Trev"])
+    trevor = make_node(alice, "Trevor", aliases=["Trev"])
     sync_node_keys(user_id=alice.pk, nodes=[trevor])
     calls = []
     with embedding.use_encoder(HashEncoder()):

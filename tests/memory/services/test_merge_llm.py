@@ -4,19 +4,19 @@ SDK and memory.extraction.disambiguation run; only the model's answer is scripte
 import json
 import threading
 from datetime import UTC, datetime, timedelta
+from functools import partial
 from pathlib import Path
 
 import pytest
 
 from memory import embedding
-from memory.core.merge_rules import normalise_name
 from memory.models import Edge, Episode, MergeDecision, Node, Snippet
 from memory.services.graph_io import export_graph
 from memory.services.locks import LOCK_NAMESPACE
 from memory.services.merge import confirm, keep_apart
 from memory.services.write import commit_batch
 from tests.fakes.anthropic_server import Error, ToolCall
-from tests.memory.factories import HashEncoder
+from tests.memory.factories import HashEncoder, make_bare_node
 
 pytestmark = pytest.mark.django_db
 
@@ -30,16 +30,8 @@ def stand_in_encoder():
         yield
 
 
-def make_node(user, name, kind="PERSON", **fields):
-    return Node.objects.create(
-        user=user,
-        kind=kind,
-        name=name,
-        normalised_name=normalise_name(name),
-        created_at=NOW,
-        updated_at=NOW,
-        **fields,
-    )
+# A node row alone (no keys), created at this file's NOW.
+make_node = partial(make_bare_node, at=NOW)
 
 
 @pytest.fixture

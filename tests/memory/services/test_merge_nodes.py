@@ -2,13 +2,13 @@
 
 import json
 from datetime import UTC, datetime, timedelta
+from functools import partial
 from pathlib import Path
 
 import pytest
 
 from chat.models import Conversation
 from memory import embedding
-from memory.core.merge_rules import normalise_name
 from memory.models import (
     Edge,
     EdgeEpisode,
@@ -31,7 +31,7 @@ from memory.services.merge import (
     revert_merge,
 )
 from memory.services.write import commit_batch
-from tests.memory.factories import HashEncoder
+from tests.memory.factories import HashEncoder, make_bare_node
 
 pytestmark = pytest.mark.django_db
 
@@ -50,16 +50,8 @@ def load(name: str) -> dict:
     return json.loads((BATCHES / name).read_text())
 
 
-def make_node(user, name, kind="PERSON", **fields):
-    return Node.objects.create(
-        user=user,
-        kind=kind,
-        name=name,
-        normalised_name=normalise_name(name),
-        created_at=NOW,
-        updated_at=NOW,
-        **fields,
-    )
+# A node row alone (no keys), created at this file's NOW.
+make_node = partial(make_bare_node, at=NOW)
 
 
 def make_edge(user, source, relation, target, *, snippet=None, episode=None, **fields):

@@ -4,6 +4,7 @@ re-observed by the batch skipped, ids of edges that are gone or not the user's i
 
 import json
 from datetime import UTC, datetime, timedelta
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -12,11 +13,10 @@ from django.db.migrations.executor import MigrationExecutor
 
 from chat.models import Conversation
 from memory import embedding
-from memory.core.merge_rules import normalise_name
-from memory.models import Edge, Node, Traversal
+from memory.models import Edge, Traversal
 from memory.services.corrections import forget_edge
 from memory.services.write import commit_batch
-from tests.memory.factories import HashEncoder
+from tests.memory.factories import HashEncoder, make_bare_node
 
 pytestmark = pytest.mark.django_db
 
@@ -31,16 +31,8 @@ def stand_in_encoder():
         yield
 
 
-def make_node(user, name, **fields):
-    return Node.objects.create(
-        user=user,
-        kind="PERSON",
-        name=name,
-        normalised_name=normalise_name(name),
-        created_at=NOW,
-        updated_at=NOW,
-        **fields,
-    )
+# A node row alone (no keys), created at this file's NOW.
+make_node = partial(make_bare_node, at=NOW)
 
 
 def make_edge(user, source, relation, target, **fields):
