@@ -6,7 +6,7 @@ each."""
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from django.db.models import Q
@@ -47,14 +47,17 @@ def _snippet(edge: Edge) -> str:
     return text if len(text) <= SNIPPET_CHARS else text[: SNIPPET_CHARS - 1] + "…"
 
 
-def _load_edges(user_id: int, node_ids: Iterable[int], exclude: Iterable[int] = ()) -> list[Edge]:
+def _load_edges(
+    user_id: int, node_ids: Iterable[int], exclude: Iterable[int] = (), *, dormant: bool = True
+) -> list[Edge]:
     ids = list(node_ids)
     if not ids:
         return []
+    edges = Edge.objects.for_user(user_id).filter(superseded_by__isnull=True)
+    if not dormant:
+        edges = edges.filter(dormant=False)
     return list(
-        Edge.objects.for_user(user_id)
-        .filter(superseded_by__isnull=True)
-        .filter(Q(source_id__in=ids) | Q(target_id__in=ids))
+        edges.filter(Q(source_id__in=ids) | Q(target_id__in=ids))
         .exclude(pk__in=list(exclude))
         .select_related("source", "target", "snippet")
         .order_by("dormant", "-strength_at_touch", "id")[:EDGE_ROWS]
@@ -62,17 +65,25 @@ def _load_edges(user_id: int, node_ids: Iterable[int], exclude: Iterable[int] = 
 
 
 def neighbourhoods(
-    user_id: int, node_ids: Sequence[int], *, moved: Iterable[int] = ()
+    user_id: int,
+    node_ids: Sequence[int],
+    *,
+    moved: Iterable[int] = (),
+    dormant: bool = True,
+    names: Mapping[int, str] | None = None,
 ) -> dict[int, tuple[list[EdgeLine], bool]]:
     """Each node's 2-hop neighbourhood: the non-superseded edges touching it (hop 1), then
     those touching its neighbours (hop 2), each with its current snippet; strongest first,
     live before dormant, at most ``NEIGHBOURHOOD_LINES`` per node. Returns
     ``{node_id: (lines, truncated)}``. Two queries whatever the number of nodes.
 
-    ``moved``: edge ids the proposed entity brought (marked on their lines).
+    ``moved``: edge ids the proposed entity brought (marked on their lines). ``dormant``:
+    False leaves dormant edges out (what the LLM judge is shown). ``names``: node id → the
+    name to print instead of the stored one (the self node as a batch will leave it).
     """
     moved_ids = set(moved)
-    first = _load_edges(user_id, node_ids)
+    names = names or {}
+    first = _load_edges(user_id, node_ids, dormant=dormant)
     touching: dict[int, list[Edge]] = defaultdict(list)
     for edge in first:
         touching[edge.source_id].append(edge)
@@ -82,7 +93,7 @@ def neighbourhoods(
         for nid in node_ids
     }
     second_ids = set().union(*hop1.values()) - set(node_ids) if hop1 else set()
-    second = _load_edges(user_id, second_ids, exclude=[e.pk for e in first])
+    second = _load_edges(user_id, second_ids, exclude=[e.pk for e in first], dormant=dormant)
     for edge in second:
         for end in {edge.source_id, edge.target_id}:
             if end in second_ids:
@@ -91,9 +102,9 @@ def neighbourhoods(
     def line(edge: Edge, hop: int) -> EdgeLine:
         return EdgeLine(
             id=edge.pk,
-            source=edge.source.name,
+            source=names.get(edge.source_id, edge.source.name),
             relation=edge.relation,
-            target=edge.target.name,
+            target=names.get(edge.target_id, edge.target.name),
             snippet=_snippet(edge),
             dormant=edge.dormant,
             hop=hop,

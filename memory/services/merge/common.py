@@ -9,13 +9,8 @@ from typing import Any
 
 from django.utils.dateparse import parse_datetime
 
-from memory.core.merge_rules import (
-    normalise_name,
-)
-from memory.models import (
-    MergeDecision,
-    Node,
-)
+from memory.core.merge_rules import normalise_name
+from memory.models import MergeDecision, Node
 
 
 def _iso(value: datetime | None) -> str | None:

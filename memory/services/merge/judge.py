@@ -3,72 +3,30 @@
 from __future__ import annotations
 
 import json
-from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from django.db.models import Q
-
-from memory.core.merge_rules import (
-    HOLD,
-)
-from memory.models import (
-    Edge,
-    Node,
-)
+from memory.core.merge_rules import HOLD
+from memory.models import Node
 from memory.services.merge.verdicts import _candidate_list, _verdicts
+from memory.services.neighbourhood import neighbourhoods
 
-MAX_NEIGHBOURHOOD_LINES = 30
+JUDGE_SNIPPET_CHARS = 200
 
 
-def _neighbourhoods(
-    user, node_ids: Sequence[int], current: Mapping[int, Node] | None = None
-) -> dict[int, list[str]]:
-    """Each node's 2-hop neighbourhood as ``A -[REL]-> B: "snippet"`` lines (live edges,
-    strongest first), for the LLM judge. Two queries whatever the number of nodes. A node in
-    ``current`` is named as it stands there (the self node as this batch will leave it)."""
-
-    def load(ids: Iterable[int]) -> list[Edge]:
-        return list(
-            Edge.objects.for_user(user)
-            .filter(superseded_by__isnull=True, dormant=False)
-            .filter(Q(source_id__in=ids) | Q(target_id__in=ids))
-            .select_related("source", "target", "snippet")
-            .order_by("-strength_at_touch", "id")
-        )
-
-    current = current or {}
-
-    def line(edge: Edge) -> str:
-        source = current.get(edge.source_id, edge.source)
-        target = current.get(edge.target_id, edge.target)
-        text = f"{source.name} -[{edge.relation}]-> {target.name}"
-        if edge.snippet is not None and edge.snippet.user_id == edge.user_id:
-            text += f': "{edge.snippet.text[:200]}"'
-        return text
-
-    first = load(node_ids)
-    by_node: dict[int, list[Edge]] = defaultdict(list)
-    for edge in first:
-        by_node[edge.source_id].append(edge)
-        by_node[edge.target_id].append(edge)
-    hop1 = {
-        nid: {e.target_id if e.source_id == nid else e.source_id for e in by_node[nid]}
-        for nid in node_ids
+def _neighbourhoods(user, node_ids: Sequence[int], self_node: Node | None) -> dict[int, list[str]]:
+    """Each node's 2-hop neighbourhood (``memory.services.neighbourhood``, live edges only)
+    as the LLM judge is shown it: ``A -[REL]-> B: "snippet"`` lines, strongest first, the
+    self node named as this batch will leave it. Two queries whatever the number of nodes."""
+    names = {self_node.pk: self_node.name} if self_node is not None else {}
+    found = neighbourhoods(user.pk, node_ids, dormant=False, names=names)
+    return {
+        nid: [
+            f'{e.line}: "{e.snippet[:JUDGE_SNIPPET_CHARS]}"' if e.snippet else e.line for e in lines
+        ]
+        for nid, (lines, _) in found.items()
     }
-    second_ids = set().union(*hop1.values()) - set(node_ids) if hop1 else set()
-    for edge in load(second_ids) if second_ids else []:
-        by_node[edge.source_id].append(edge)
-        by_node[edge.target_id].append(edge)
-    out: dict[int, list[str]] = {}
-    for nid in node_ids:
-        seen: dict[int, Edge] = {e.pk: e for e in by_node[nid]}
-        for neighbour in hop1[nid]:
-            for edge in by_node[neighbour]:
-                seen.setdefault(edge.pk, edge)
-        out[nid] = [line(e) for e in list(seen.values())[:MAX_NEIGHBOURHOOD_LINES]]
-    return out
 
 
 @dataclass(frozen=True)
@@ -160,8 +118,7 @@ def judge_entities(
     held = [(e, v) for e, v in zip(entities, verdicts, strict=True) if v.action == HOLD]
     if not held:
         return {}
-    current = {self_node.pk: self_node} if self_node is not None else {}
-    lines = _neighbourhoods(user, sorted({i for _, v in held for i in v.candidates}), current)
+    lines = _neighbourhoods(user, sorted({i for _, v in held for i in v.candidates}), self_node)
     judgements: dict[str, Judgement] = {}
     for entity, verdict in held:
         judged = [

@@ -15,16 +15,8 @@ from memory.core.merge_rules import (
     normalise_name,
     pick_llm_candidate,
 )
-from memory.models import (
-    Episode,
-    MergeDecision,
-    MergeStatus,
-    Node,
-)
-from memory.services.merge.common import (
-    _add_aliases,
-    _fill_properties,
-)
+from memory.models import Episode, MergeDecision, MergeStatus, Node
+from memory.services.merge.common import _add_aliases, _fill_properties
 from memory.services.merge.judge import OFFLINE, UNJUDGED, Judgement, judgement_key
 from memory.services.merge.verdicts import _candidate_list, _verdicts
 

@@ -5,9 +5,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from memory.core.merge_rules import (
-    normalise_name,
-)
+from memory.core.merge_rules import normalise_name
 from memory.models import (
     Edge,
     EdgeEpisode,
@@ -21,12 +19,7 @@ from memory.models import (
 )
 from memory.services import keys
 from memory.services.locks import user_lock
-from memory.services.merge.common import (
-    _locked_decision,
-    _log,
-    _undo_node_changes,
-    _when,
-)
+from memory.services.merge.common import _locked_decision, _log, _undo_node_changes, _when
 
 
 def revert_merge(*, user, decision, by=None, now: datetime) -> MergeDecision:

@@ -4,16 +4,9 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from memory.models import (
-    MergeDecision,
-    MergeStatus,
-    Node,
-)
+from memory.models import MergeDecision, MergeStatus, Node
 from memory.services.locks import user_lock
-from memory.services.merge.common import (
-    _locked_decision,
-    _log,
-)
+from memory.services.merge.common import _locked_decision, _log
 from memory.services.merge.revert import _restore_absorbed, _split_proposed
 from memory.services.merge.stored import _merge_stored
 

@@ -6,20 +6,10 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
-from memory.core.merge_rules import (
-    is_self_placeholder,
-    normalise_name,
-)
-from memory.models import (
-    Node,
-    NodeKind,
-)
+from memory.core.merge_rules import is_self_placeholder, normalise_name
+from memory.models import Node, NodeKind
 from memory.services import keys
-from memory.services.merge.common import (
-    _add_aliases,
-    _fill_properties,
-    _known_forms,
-)
+from memory.services.merge.common import _add_aliases, _fill_properties, _known_forms
 
 
 def display_name(user) -> str:

@@ -9,23 +9,10 @@ from typing import Any
 
 from django.db.models import Q
 
-from memory.models import (
-    Edge,
-    EdgeEpisode,
-    MergeDecision,
-    MergeStatus,
-    Node,
-    NodeEpisode,
-    Snippet,
-)
+from memory.models import Edge, EdgeEpisode, MergeDecision, MergeStatus, Node, NodeEpisode, Snippet
 from memory.services import keys
 from memory.services.locks import user_lock
-from memory.services.merge.common import (
-    _add_aliases,
-    _fill_properties,
-    _iso,
-    _log,
-)
+from memory.services.merge.common import _add_aliases, _fill_properties, _iso, _log
 
 
 def _edge_row(edge: Edge) -> dict:

@@ -16,12 +16,7 @@ from memory.core.merge_rules import (
     normalise_name,
 )
 from memory.core.person_names import gender_of, parse_person, roles_from_relations
-from memory.models import (
-    Edge,
-    MergeDecision,
-    MergeStatus,
-    Node,
-)
+from memory.models import Edge, MergeDecision, MergeStatus, Node
 
 
 def _stored(node: Node, links: Sequence[tuple[str, bool]] = ()) -> StoredNode:
