@@ -1,4 +1,5 @@
-"""The user's self node as a Write sees it (SPEC §5.6): created lazily, named once."""
+"""The user's self node (SPEC §5.6): created lazily by a Write (``ensure_self_node``) or by
+the profile form (``name_self_node``), then fixed — it keeps its identity forever."""
 
 from __future__ import annotations
 
@@ -6,9 +7,13 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
+from django.utils import timezone
+
+from memory.core.cleaning import normalise_ws
 from memory.core.merge_rules import is_self_placeholder, normalise_name
 from memory.models import Node, NodeKind
 from memory.services import keys
+from memory.services.locks import user_lock
 from memory.services.merge.common import _add_aliases, _fill_properties, _known_forms
 
 
@@ -24,12 +29,27 @@ def display_name(user) -> str:
     except (ImportError, LookupError):  # accounts app absent: fall back to the user row
         profile_name = None
     name = profile_name or user.get_full_name() or user.get_username()
-    return " ".join(name.split())[:200]
+    return normalise_ws(name)[:200]
 
 
 def _clean_name(value: Any) -> str:
-    name = " ".join(value.split())[:200] if isinstance(value, str) else ""
+    name = normalise_ws(value)[:200] if isinstance(value, str) else ""
     return "" if not normalise_name(name) or is_self_placeholder(name) else name
+
+
+def _new_self_node(user, name: str, now: datetime, *, pk: int | None = None) -> Node:
+    """The self node named ``name``, unsaved: a PERSON of full confidence."""
+    return Node(
+        pk=pk,
+        user_id=user.pk,
+        kind=NodeKind.PERSON,
+        name=name,
+        normalised_name=normalise_name(name),
+        is_self=True,
+        confidence=1.0,
+        created_at=now,
+        updated_at=now,
+    )
 
 
 def ensure_self_node(
@@ -74,17 +94,7 @@ def ensure_self_node(
         )
         options = [name, display_name(user), user.get_username(), "Me"]
         chosen = next((o for o in options if o and normalise_name(o) not in taken), "Me (self)")
-        node = Node(
-            pk=new_id,
-            user_id=user.pk,
-            kind=NodeKind.PERSON,
-            name=chosen,
-            normalised_name=normalise_name(chosen),
-            is_self=True,
-            confidence=1.0,
-            created_at=now,
-            updated_at=now,
-        )
+        node = _new_self_node(user, chosen, now, pk=new_id)
         notes.append(f"self node created as {chosen!r}")
         if name and normalise_name(name) != node.normalised_name:
             _add_aliases(node, [name])
@@ -114,3 +124,23 @@ def ensure_self_node(
         node.save(force_insert=node._state.adding)
         keys.sync_node_keys(user_id=user.pk, nodes=[node])
     return node, notes
+
+
+def name_self_node(*, user, name: str, now: datetime | None = None) -> Node:
+    """Give the self node ``name`` (the profile form's display name): create it if the user
+    has none yet, else add ``name`` as an alias unless the node already has that form (the
+    self node's identity never changes; its name does not either). Takes ``user_lock``."""
+    now = now or timezone.now()
+    name = normalise_ws(name)[:200]
+    with user_lock(user.pk):
+        node = Node.objects.for_user(user).filter(is_self=True).first()
+        if node is None:
+            node = _new_self_node(user, name, now)
+            node.save(force_insert=True)
+        else:
+            if not _add_aliases(node, [name]):
+                return node
+            node.updated_at = now
+            node.save(update_fields=["aliases", "updated_at"])
+        keys.sync_node_keys(user_id=user.pk, nodes=[node])
+    return node
