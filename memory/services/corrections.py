@@ -37,7 +37,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings
-from django.db import connection, models, transaction
+from django.db import models, transaction
 from django.db.models import Q
 
 from memory.core.merge_rules import normalise_name
@@ -52,6 +52,7 @@ from memory.models import (
     get_owned_or_404,
 )
 from memory.services import keys, sentences
+from memory.services.edges import delete_edge_rows, edge_row
 from memory.services.locks import user_lock
 
 __all__ = [
@@ -303,41 +304,10 @@ def correct_node(*, user, node, changes: dict[str, str], now: datetime) -> Node:
 
 def _edge_row(edge: Edge, names: dict[int, str]) -> dict:
     return {
-        "id": edge.pk,
-        "source": edge.source_id,
+        **edge_row(edge),
         "source_name": names.get(edge.source_id, ""),
-        "relation": edge.relation,
-        "target": edge.target_id,
         "target_name": names.get(edge.target_id, ""),
-        "strength_at_touch": edge.strength_at_touch,
-        "last_touched_at": _iso(edge.last_touched_at),
-        "confidence": edge.confidence,
-        "stability": edge.stability,
-        "cardinality": edge.cardinality,
-        "expires_at": _iso(edge.expires_at),
-        "dormant": edge.dormant,
-        "superseded_by": edge.superseded_by_id,
     }
-
-
-def _delete_dependents(user, edge_ids: list[int]) -> None:
-    """What hangs off the edges (snippets, episode links, traversals — whatever points at an
-    edge), handled as its ``on_delete`` says; ``superseded_by`` is the caller's job."""
-    for relation in Edge._meta.related_objects:
-        model, field = relation.related_model, relation.field
-        if model is Edge:
-            continue
-        rows = model._base_manager.filter(**{f"{field.name}__in": edge_ids})
-        if any(f.name == "user" for f in model._meta.fields):
-            rows = rows.filter(user_id=user.pk)
-        if relation.on_delete is models.CASCADE:
-            rows.delete()
-        elif relation.on_delete is models.SET_NULL:
-            rows.update(**{field.name: None})
-        else:
-            raise NotImplementedError(
-                f"forgetting an edge does not know how to handle {model.__name__}.{field.name}"
-            )
 
 
 def _delete_edges(user, edges: list[Edge]) -> list[dict]:
@@ -367,15 +337,7 @@ def _delete_edges(user, edges: list[Edge]) -> list[dict]:
     # The sentences the snippets were cut from, while the snippets still say which they are:
     # a forgotten memory is never recalled again, from the graph or from the sentence store.
     sentences.forget_edges(user=user, edge_ids=list(gone))
-    _delete_dependents(user, list(gone))
-    # One statement for the edges themselves: the foreign keys between them (and from the
-    # orphans) are checked at commit, so no edge is revived halfway — Django's own cascade
-    # would null ``superseded_by`` edge by edge and could clash with "one live edge per claim".
-    with connection.cursor() as cursor:
-        cursor.execute(
-            f"DELETE FROM {Edge._meta.db_table} WHERE user_id = %s AND id = ANY(%s)",
-            [user.pk, list(gone)],
-        )
+    delete_edge_rows(user, list(gone))
     if not orphans:
         return []
     revived_claims = {

@@ -11,27 +11,13 @@ from django.db.models import Q
 
 from memory.models import Edge, EdgeEpisode, MergeDecision, MergeStatus, Node, NodeEpisode, Snippet
 from memory.services import keys
+from memory.services.edges import delete_edge_rows, edge_row
 from memory.services.locks import user_lock
 from memory.services.merge.common import _add_aliases, _fill_properties, _iso, _log
 
 
 def _edge_row(edge: Edge) -> dict:
-    return {
-        "id": edge.pk,
-        "source": edge.source_id,
-        "relation": edge.relation,
-        "target": edge.target_id,
-        "strength_at_touch": edge.strength_at_touch,
-        "last_touched_at": _iso(edge.last_touched_at),
-        "confidence": edge.confidence,
-        "stability": edge.stability,
-        "cardinality": edge.cardinality,
-        "expires_at": _iso(edge.expires_at),
-        "dormant": edge.dormant,
-        "superseded_by": edge.superseded_by_id,
-        "snippet": edge.snippet_id,
-        "created_at": _iso(edge.created_at),
-    }
+    return {**edge_row(edge), "snippet": edge.snippet_id, "created_at": _iso(edge.created_at)}
 
 
 class MergeError(ValueError):
@@ -173,7 +159,7 @@ def _merge_stored(
     touched = {e.pk: e for e in [*orphans, *remapped]}
     if touched:
         Edge.objects.bulk_update(list(touched.values()), ["source", "target", "superseded_by"])
-    _delete_edges(dropped)
+    delete_edge_rows(user, [e.pk for e in dropped])
     NodeEpisode.objects.bulk_create(
         [NodeEpisode(user_id=user.pk, node=keep, episode_id=e) for e in moved["episodes_added"]],
         ignore_conflicts=True,
@@ -213,19 +199,6 @@ def _merge_stored(
     _log(decision, at=now, by=by, action="merged", why=reason)
     decision.save()
     return decision
-
-
-def _delete_edges(edges: list[Edge]) -> None:
-    """Delete edges, successors last: deleting an edge first would make Django null the
-    ``superseded_by`` of its predecessor (SET_NULL), reviving it for a moment — and a revived
-    edge can clash with its own successor in the "one live edge per claim" index."""
-    remaining = {e.pk: e for e in edges}
-    while remaining:
-        referenced = {e.superseded_by_id for e in remaining.values()}
-        wave = [pk for pk in remaining if pk not in referenced] or list(remaining)
-        Edge.objects.filter(pk__in=wave).delete()
-        for pk in wave:
-            del remaining[pk]
 
 
 def _snapshot_edges(user, edges: list[Edge]) -> list[dict]:
