@@ -18,7 +18,7 @@ from rest_framework.response import Response
 
 from accounts.lockout import locked_for
 from accounts.tokens import create_token, revoke_all, revoke_token
-from pegasus_site.api import (
+from lib.api import (
     AnonRateThrottle,
     ApiError,
     ApiView,

@@ -6,7 +6,7 @@ from django.urls import include, path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
 from accounts.api import TokenListView, TokenView
-from pegasus_site.api import JsonErrorsMixin, api_not_found
+from lib.api import JsonErrorsMixin, api_not_found
 
 API_DESCRIPTION = """\
 Chat with an assistant that remembers you, and explore, correct, export and import that memory.

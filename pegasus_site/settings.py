@@ -238,9 +238,9 @@ REST_FRAMEWORK = {
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     # Every API view also sets its parser, pagination, schema and throttle classes from
-    # pegasus_site/api.py (ApiMixin); naming those classes here would import that module while
+    # lib/api/ (ApiMixin); naming those classes here would import that module while
     # DRF's own APIView is being defined (a circular import).
-    "EXCEPTION_HANDLER": "pegasus_site.api.exception_handler",
+    "EXCEPTION_HANDLER": "lib.api.exception_handler",
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],

@@ -30,4 +30,4 @@ urlpatterns = [
 ]
 
 # JSON in the API's error shape for paths under /api/, the usual page elsewhere.
-handler500 = "pegasus_site.api.handler500"
+handler500 = "lib.api.handler500"

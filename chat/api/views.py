@@ -24,8 +24,8 @@ from chat import services
 from chat.api import serializers as s
 from chat.limits import TooManyConversations, check_new_conversation
 from chat.models import Conversation, Message
+from lib.api import ApiError, ApiMixin, ErrorSerializer, MessageCursorPagination
 from memory.api.serializers import ReadRecordSerializer
-from pegasus_site.api import ApiError, ApiMixin, ErrorSerializer, MessageCursorPagination
 
 logger = logging.getLogger(__name__)
 

@@ -20,6 +20,14 @@ from rest_framework.exceptions import NotFound, ValidationError
 from rest_framework.generics import GenericAPIView, ListAPIView
 from rest_framework.response import Response
 
+from lib.api import (
+    ApiError,
+    ApiMixin,
+    ApiView,
+    Conflict,
+    ErrorSerializer,
+    ImportJSONParser,
+)
 from memory.api import serializers as s
 from memory.core.decay import is_dormant, strength_at
 from memory.models import Edge, Episode, MergeDecision, Node, NodeKind
@@ -34,14 +42,6 @@ from memory.services.graph_io.export import export_graph
 from memory.services.graph_io.import_ import import_graph
 from memory.services.merge import MergeError, merge_nodes, revert_merge
 from memory.services.read import recall
-from pegasus_site.api import (
-    ApiError,
-    ApiMixin,
-    ApiView,
-    Conflict,
-    ErrorSerializer,
-    ImportJSONParser,
-)
 
 TAGS = ["memory"]
 _ALIAS_SEPARATOR = "\x1f"  # joins aliases for substring search; never part of a name

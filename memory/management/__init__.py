@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import json
-import math
 import sys
 from datetime import datetime
 
 from django.contrib.auth import get_user_model
 from django.core.management.base import CommandError
 from django.utils import timezone
+
+from lib import strict_json
 
 
 def get_account(username: str):
@@ -54,7 +55,7 @@ def read_json_file(path: str):
     except UnicodeDecodeError:
         raise CommandError(f"{path} is not UTF-8 text") from None
     try:
-        return json.loads(text, parse_constant=_reject_constant, parse_float=_finite_float)
+        return strict_json.loads(text)
     except json.JSONDecodeError as exc:
         raise CommandError(
             f"{path} is not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}"
@@ -62,16 +63,4 @@ def read_json_file(path: str):
     except RecursionError:
         raise CommandError(f"{path} is not valid JSON: it is nested too deeply") from None
     except ValueError as exc:  # a constant or number JSON does not allow, an integer too long
-        # The first clause only: Python's integer limit goes on to advise a developer.
-        raise CommandError(f"{path} is not valid JSON: {str(exc).split(':')[0]}") from None
-
-
-def _reject_constant(name: str):
-    raise ValueError(f"{name} is not a JSON value")
-
-
-def _finite_float(text: str) -> float:
-    value = float(text)
-    if not math.isfinite(value):
-        raise ValueError(f"the number {text[:40]} is too large")
-    return value
+        raise CommandError(f"{path} is not valid JSON: {strict_json.reason(exc)}") from None

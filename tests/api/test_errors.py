@@ -7,7 +7,7 @@ import json
 import pytest
 from django.test import RequestFactory
 
-from pegasus_site.api import handler500
+from lib.api import handler500
 
 pytestmark = pytest.mark.django_db
 

@@ -6,7 +6,7 @@ stricter checks, and a stateful run follows the links schemathesis infers betwee
 (create a conversation → read, rename, post a message, end it; merge a node → revert it …):
 
 * no 5xx, and status, content type and body as the schema documents;
-* every error body is exactly the project's error shape (pegasus_site/api.py):
+* every error body is exactly the project's error shape (lib/api/):
   ``{"error": {"code": str, "detail": non-empty str, "fields": {str: [str]}}}``;
 * no body, success or error, carries traceback text.
 
