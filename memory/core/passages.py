@@ -6,13 +6,13 @@ therefore also scores every sentence of the user's earlier, ended conversations 
 message and injects the best few, verbatim, after the graph's own snippets. Measured on
 LoCoMo-format conversations (docs/BENCHMARKS.md, "LoCoMo evidence recall").
 
-Everything here is pure: sentence splitting, a BM25 index over sentences, the hybrid score
-and the ``[CONTEXT]`` lines. The service loads the rows and the vectors.
+Everything here is pure: sentence splitting, the hybrid score over a BM25 index of sentences
+(``memory.core.bm25``, re-exported here) and the ``[CONTEXT]`` lines. The service loads the
+rows and the vectors.
 """
 
 from __future__ import annotations
 
-import math
 import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
@@ -20,11 +20,14 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from memory.core.bm25 import BM25_B, BM25_K1, LexicalIndex, lexical_terms
+from memory.core.cleaning import normalise_ws
 from memory.core.injection import format_block, neutralise_tags, quote_text
-from memory.core.words import STOP_WORDS
 
 __all__ = [
     "ASSISTANT_SPEAKER",
+    "BM25_B",
+    "BM25_K1",
     "Forgotten",
     "LexicalIndex",
     "Passage",
@@ -49,7 +52,6 @@ __all__ = [
 # ends one. A lone dot after a short title ("Mrs. Okafor") is not an end.
 _BOUNDARY = re.compile(r"""[.!?…]+["'”’)\]]*(?=\s+["'“‘(\[]?[A-Z0-9])""")
 _TITLES = {"mr", "mrs", "ms", "dr", "prof", "st", "mt", "jr", "sr", "vs", "no", "fig"}
-_TOKEN = re.compile(r"[^\W_]+")
 
 
 def split_sentences(text: str) -> list[str]:
@@ -72,65 +74,6 @@ def split_sentences(text: str) -> list[str]:
         if tail:
             out.append(tail)
     return out
-
-
-def lexical_terms(text: str) -> list[str]:
-    """Lowercase content tokens with repeats (``memory.core.words`` without de-duplication)."""
-    return [t for t in _TOKEN.findall(text.lower()) if len(t) >= 2 and t not in STOP_WORDS]
-
-
-BM25_K1 = 1.5
-BM25_B = 0.75
-"""Okapi BM25's parameters, for ``LexicalIndex`` and the sentence store's SQL ranking."""
-
-
-class LexicalIndex:
-    """Okapi BM25 (k1 = ``BM25_K1``, b = ``BM25_B``, idf = ln(1 + (N − n + 0.5)/(n + 0.5)))
-    over passages.
-
-    Built once per cached passage set; ``scores`` is one sparse pass over the postings of the
-    query's distinct terms, so a Read costs O(postings of its words), not O(passages).
-    """
-
-    def __init__(
-        self, documents: Sequence[Sequence[str]], *, k1: float = BM25_K1, b: float = BM25_B
-    ):
-        self.n = len(documents)
-        lengths = np.fromiter((len(d) for d in documents), dtype=np.float64, count=self.n)
-        avgdl = float(lengths.mean()) if self.n and lengths.sum() else 1.0
-        norms = k1 * (1.0 - b + b * lengths / avgdl)
-        postings: dict[str, tuple[list[int], list[float]]] = {}
-        for i, document in enumerate(documents):
-            for term, f in Counter(document).items():
-                ids, weights = postings.setdefault(term, ([], []))
-                ids.append(i)
-                weights.append(f * (k1 + 1.0) / (f + norms[i]))
-        self._k1 = k1
-        self._idf = {
-            term: math.log(1.0 + (self.n - len(ids) + 0.5) / (len(ids) + 0.5))
-            for term, (ids, _) in postings.items()
-        }
-        self._postings = {
-            term: (
-                np.asarray(ids, dtype=np.int64),
-                np.asarray(weights) * math.log(1.0 + (self.n - len(ids) + 0.5) / (len(ids) + 0.5)),
-            )
-            for term, (ids, weights) in postings.items()
-        }
-
-    def ceiling(self, terms: Sequence[str]) -> float:
-        """An upper bound of any passage's score for ``terms``: Σ idf · (k1 + 1) over the
-        distinct terms the index knows (a term's weight tends to idf · (k1 + 1) as its count
-        grows)."""
-        return sum(self._idf.get(term, 0.0) for term in dict.fromkeys(terms)) * (self._k1 + 1)
-
-    def scores(self, terms: Sequence[str]) -> np.ndarray:
-        out = np.zeros(self.n, dtype=np.float64)
-        for term in dict.fromkeys(terms):
-            posting = self._postings.get(term)
-            if posting is not None:
-                out[posting[0]] += posting[1]
-        return out
 
 
 def hybrid_scores(
@@ -179,7 +122,7 @@ def select_passages(
     """
     if limit <= 0 or not len(scores):
         return []
-    seen = {" ".join(text.split()) for text in exclude}
+    seen = {normalise_ws(text) for text in exclude}
     taken: Counter = Counter()
     order = np.lexsort((np.arange(len(scores)), -np.asarray(scores)))
     out: list[int] = []
@@ -195,7 +138,7 @@ def select_passages(
                 continue
         if groups is not None and per_group > 0 and taken[groups[i]] >= per_group:
             continue
-        key = " ".join(texts[i].split())
+        key = normalise_ws(texts[i])
         if key in seen:
             continue
         seen.add(key)
@@ -228,7 +171,7 @@ def passage_line(passage: Passage) -> str:
 
     The attribution is folded to one line and tag-neutralised like every stored text, and the
     sentence is JSON-quoted, so neither can break the block's structure."""
-    who = " ".join(neutralise_tags(passage.speaker).split()) or "you"
+    who = normalise_ws(neutralise_tags(passage.speaker)) or "you"
     text = quote_text(passage.text)
     return f"- {who}, {passage.said_on}: {text}"
 
@@ -270,7 +213,7 @@ def name_pattern(name: str, *, postgres: bool = False) -> str | None:
 
 
 def _folded(text: str) -> str:
-    return " ".join(text.split()).casefold()
+    return normalise_ws(text).casefold()
 
 
 def overlaps_snippet(sentence: str, snippet: str) -> bool:
@@ -284,7 +227,7 @@ def overlaps_snippet(sentence: str, snippet: str) -> bool:
 def fold_text(text: str) -> str:
     """``text`` case-folded with its white space runs made single spaces (what a forgotten
     sentence's digest is taken of)."""
-    return " ".join(text.split()).casefold()
+    return normalise_ws(text).casefold()
 
 
 def name_form(text: str) -> str:
@@ -384,7 +327,7 @@ def message_sentences(messages: Iterable[tuple], forgotten: Forgotten | None = N
             if offline:
                 continue
             speaker = ASSISTANT_SPEAKER
-        speaker = " ".join((speaker or "").split())[:100]
+        speaker = normalise_ws(speaker or "")[:100]
         for position, sentence in enumerate(split_sentences(text or "")):
             terms = len(lexical_terms(sentence))
             if not terms or (forgotten is not None and forgotten.matches(sentence)):

@@ -12,6 +12,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from memory.core.cleaning import normalise_ws
+
 __all__ = [
     "MARGIN",
     "MARGIN_FLOOR",
@@ -247,7 +249,7 @@ class KeyLexicon:
         self.exact: dict[str, list[int]] = {}
         self.tokens: dict[str, list[int]] = {}
         for key_id in sorted(texts):
-            text = " ".join(texts[key_id].lower().split())
+            text = normalise_ws(texts[key_id].lower())
             self.exact.setdefault(text, []).append(key_id)
             for token in dict.fromkeys(text.replace("-", " ").split()):
                 if len(token) > 1:
