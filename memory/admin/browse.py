@@ -7,9 +7,9 @@ from django.urls import reverse
 from django.utils import timezone
 from django.utils.html import format_html, format_html_join
 
-from lib.admin import USER_FILTER, ReadOnlyAdmin, admin_link, pretty_json
+from lib.admin import USER_FILTER, ReadOnlyAdmin, admin_link
 from memory.admin.filters import LiveEdgeFilter
-from memory.admin.helpers import _short
+from memory.admin.helpers import _short, json_column
 from memory.core.decay import strength_at
 from memory.models import Correction, Edge, Node, Snippet
 from memory.services.neighbourhood import neighbourhoods
@@ -52,9 +52,7 @@ class NodeAdmin(ReadOnlyAdmin):
     def alias_list(self, obj):
         return _short(", ".join(obj.aliases), 60) or "—"
 
-    @admin.display(description="properties")
-    def properties_json(self, obj):
-        return pretty_json(obj.properties)
+    properties_json = json_column("properties")
 
     @admin.display(description="related")
     def related(self, obj):
@@ -114,12 +112,7 @@ class EdgeAdmin(ReadOnlyAdmin):
         "target",
         "strength_at_touch",
         "current_strength",
-        "last_touched_at",
-        "confidence",
-        "stability",
-        "cardinality",
-        "expires_at",
-        "dormant",
+        *Edge.STATE_FIELDS,
         "superseded_by",
         "snippet_text",
         "created_at",
@@ -198,10 +191,5 @@ class CorrectionAdmin(ReadOnlyAdmin):
     )
     readonly_fields = fields
 
-    @admin.display(description="before")
-    def before_json(self, obj):
-        return pretty_json(obj.before)
-
-    @admin.display(description="after")
-    def after_json(self, obj):
-        return pretty_json(obj.after)
+    before_json = json_column("before")
+    after_json = json_column("after")

@@ -53,22 +53,34 @@ class KindFilter(admin.SimpleListFilter):
         return queryset
 
 
-class ScoreBandFilter(admin.SimpleListFilter):
+class _ConditionFilter(admin.SimpleListFilter):
+    """A list filter whose every choice is one ``filter(**conditions)``: ``options`` holds
+    ``(value, label, conditions)``; an unknown value filters nothing. (Not ``choices``: that
+    is the method Django renders the filter with.)"""
+
+    options: tuple[tuple[str, str, dict], ...] = ()
+
+    def lookups(self, request, model_admin):
+        return [(value, label) for value, label, _ in self.options]
+
+    def queryset(self, request, queryset):
+        for value, _, conditions in self.options:
+            if self.value() == value:
+                return queryset.filter(**conditions)
+        return queryset
+
+
+class ScoreBandFilter(_ConditionFilter):
     """The LLM bands of SPEC §5.6: < 0.70 keep apart, 0.70–0.90 flag, > 0.90 merge."""
 
     title = "score band"
     parameter_name = "score_band"
-
-    def lookups(self, request, model_admin):
-        return [("low", "< 0.70"), ("mid", "0.70 – 0.90"), ("high", "> 0.90"), ("none", "no score")]
-
-    def queryset(self, request, queryset):
-        return {
-            "low": lambda: queryset.filter(score__lt=0.7),
-            "mid": lambda: queryset.filter(score__gte=0.7, score__lte=0.9),
-            "high": lambda: queryset.filter(score__gt=0.9),
-            "none": lambda: queryset.filter(score__isnull=True),
-        }.get(self.value(), lambda: queryset)()
+    options = (
+        ("low", "< 0.70", {"score__lt": 0.7}),
+        ("mid", "0.70 – 0.90", {"score__gte": 0.7, "score__lte": 0.9}),
+        ("high", "> 0.90", {"score__gt": 0.9}),
+        ("none", "no score", {"score__isnull": True}),
+    )
 
 
 class JobStateFilter(admin.SimpleListFilter):
@@ -106,16 +118,11 @@ class JobStateFilter(admin.SimpleListFilter):
         return queryset
 
 
-class LiveEdgeFilter(admin.SimpleListFilter):
+class LiveEdgeFilter(_ConditionFilter):
     title = "state"
     parameter_name = "state"
-
-    def lookups(self, request, model_admin):
-        return [("live", "Live"), ("dormant", "Dormant"), ("superseded", "Superseded")]
-
-    def queryset(self, request, queryset):
-        return {
-            "live": lambda: queryset.filter(superseded_by__isnull=True, dormant=False),
-            "dormant": lambda: queryset.filter(superseded_by__isnull=True, dormant=True),
-            "superseded": lambda: queryset.filter(superseded_by__isnull=False),
-        }.get(self.value(), lambda: queryset)()
+    options = (
+        ("live", "Live", {"superseded_by__isnull": True, "dormant": False}),
+        ("dormant", "Dormant", {"superseded_by__isnull": True, "dormant": True}),
+        ("superseded", "Superseded", {"superseded_by__isnull": False}),
+    )

@@ -1,5 +1,5 @@
 """Small helpers the memory console's admin classes share: permission checks, bulk-action
-reports, one-line text."""
+reports, one-line text, read-only JSON and link columns, and the fields of a fieldset."""
 
 from __future__ import annotations
 
@@ -7,11 +7,40 @@ from django.contrib import admin, messages
 from django.contrib.auth import get_permission_codename
 from django.utils.text import Truncator
 
+from lib.admin import admin_link, pretty_json
+from memory.core.cleaning import normalise_ws
+
 MAX_SKIP_REASONS = 10
 
 
 def _short(text: str, chars: int = 80) -> str:
-    return Truncator(" ".join((text or "").split())).chars(chars)
+    return Truncator(normalise_ws(text or "")).chars(chars)
+
+
+def json_column(field: str, description: str | None = None):
+    """A read-only admin column showing ``obj.<field>`` as indented JSON."""
+
+    @admin.display(description=description or field)
+    def column(model_admin, obj):
+        return pretty_json(getattr(obj, field))
+
+    return column
+
+
+def link_column(field: str, description: str):
+    """A read-only admin column linking to the row ``obj.<field>`` points at (``—`` if none)."""
+
+    @admin.display(description=description)
+    def column(model_admin, obj):
+        return admin_link(getattr(obj, field))
+
+    return column
+
+
+def fieldset_fields(fieldsets) -> tuple[str, ...]:
+    """Every field named in ``fieldsets``, in order: what a read-only page lists as
+    ``readonly_fields`` without writing the names twice."""
+    return tuple(name for _, options in fieldsets for name in options["fields"])
 
 
 def _has_perm(request, opts, action: str) -> bool:

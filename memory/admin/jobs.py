@@ -14,7 +14,7 @@ from django.utils.html import format_html_join
 
 from lib.admin import USER_FILTER, ReadOnlyAdmin, admin_link
 from memory.admin.filters import JobStateFilter
-from memory.admin.helpers import _has_perm, _report, _short
+from memory.admin.helpers import _has_perm, _report, _short, fieldset_fields
 from memory.models import Episode
 from memory.services import jobs as job_service
 
@@ -71,26 +71,7 @@ class EpisodeAdmin(ReadOnlyAdmin):
             {"fields": ("summary", "importance", "tags", "started_at", "ended_at", "created_at")},
         ),
     )
-    readonly_fields = (
-        "user",
-        "conversation_link",
-        "status",
-        "attempts",
-        "extractor",
-        "job_started_at",
-        "job_finished_at",
-        "duration",
-        "input_tokens",
-        "output_tokens",
-        "last_error",
-        "queue_records",
-        "summary",
-        "importance",
-        "tags",
-        "started_at",
-        "ended_at",
-        "created_at",
-    )
+    readonly_fields = fieldset_fields(fieldsets)
 
     def get_queryset(self, request):
         return (

@@ -17,9 +17,10 @@ from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils import timezone
 
-from lib.admin import USER_FILTER, ReadOnlyAdmin, admin_link, pretty_json
+from lib.admin import USER_FILTER, ReadOnlyAdmin
 from memory.admin.filters import KindFilter, ReviewStatusFilter, ScoreBandFilter
-from memory.admin.helpers import _has_perm, _report
+from memory.admin.helpers import _has_perm, _report, fieldset_fields, json_column, link_column
+from memory.core.cleaning import normalise_ws
 from memory.models import MergeDecision
 from memory.services import inbox as inbox_service
 from memory.services import merge as merge_service
@@ -92,26 +93,7 @@ class MergeDecisionAdmin(ReadOnlyAdmin):
             },
         ),
     )
-    readonly_fields = (
-        "user",
-        "status",
-        "kind",
-        "rule",
-        "score",
-        "reason",
-        "kept_link",
-        "episode_link",
-        "decided_by",
-        "created_at",
-        "decided_at",
-        "answer",
-        "answered_at",
-        "proposed_json",
-        "candidates_json",
-        "moved_json",
-        "absorbed_json",
-        "log_json",
-    )
+    readonly_fields = fieldset_fields(fieldsets)
 
     # columns and read-only fields
 
@@ -123,33 +105,13 @@ class MergeDecisionAdmin(ReadOnlyAdmin):
     def kept_name(self, obj):
         return obj.kept.name if obj.kept_id else "—"
 
-    @admin.display(description="kept node")
-    def kept_link(self, obj):
-        return admin_link(obj.kept)
-
-    @admin.display(description="episode")
-    def episode_link(self, obj):
-        return admin_link(obj.episode)
-
-    @admin.display(description="proposed")
-    def proposed_json(self, obj):
-        return pretty_json(obj.proposed)
-
-    @admin.display(description="candidates")
-    def candidates_json(self, obj):
-        return pretty_json(obj.candidates)
-
-    @admin.display(description="moved")
-    def moved_json(self, obj):
-        return pretty_json(obj.moved)
-
-    @admin.display(description="absorbed")
-    def absorbed_json(self, obj):
-        return pretty_json(obj.absorbed)
-
-    @admin.display(description="log")
-    def log_json(self, obj):
-        return pretty_json(obj.log)
+    kept_link = link_column("kept", "kept node")
+    episode_link = link_column("episode", "episode")
+    proposed_json = json_column("proposed")
+    candidates_json = json_column("candidates")
+    moved_json = json_column("moved")
+    absorbed_json = json_column("absorbed")
+    log_json = json_column("log")
 
     def get_queryset(self, request):
         """Every decision except held ones still waiting for their owner: moderators see a
@@ -239,7 +201,7 @@ class MergeDecisionAdmin(ReadOnlyAdmin):
             decision.refresh_from_db(fields=["kept"])
             into_name = decision.kept.name if decision.kept_id else f"node #{into}"
             return f"Merged the held entity {name!r} into {into_name!r}."
-        why = " ".join(request.POST.get("why", "").split())
+        why = normalise_ws(request.POST.get("why", ""))
         if not why:
             raise ValueError("say why the entities are different (the reason is logged)")
         merge_service.keep_apart(user=user, decision=decision, by=by, why=why[:500], now=now)
@@ -295,7 +257,7 @@ class MergeDecisionAdmin(ReadOnlyAdmin):
     @admin.action(description="Keep selected apart (held or flagged)…", permissions=["review"])
     def keep_apart(self, request, queryset):
         """Asks for the reason on an intermediate page, then keeps each decision apart."""
-        why = " ".join(request.POST.get("why", "").split())[:500]
+        why = normalise_ws(request.POST.get("why", ""))[:500]
         if request.POST.get("post") == "yes":
             if why:
                 self._bulk(

@@ -3,6 +3,7 @@ from django.db import models
 from django.db.models import F, Q
 
 from memory.core.cleaning import OCCURRED_PATTERN
+from memory.models.common import EpisodeMembership, occurred_field, optional_link
 from memory.models.owned import OwnedQuerySet
 
 RELATION_PATTERN = r"^[A-Z][A-Z0-9]*(_[A-Z0-9]+){0,3}$"
@@ -51,25 +52,26 @@ class Edge(models.Model):
     )
     expires_at = models.DateTimeField(null=True, blank=True)
     dormant = models.BooleanField(default=False)
-    superseded_by = models.ForeignKey(
-        "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="supersedes"
-    )
-    snippet = models.ForeignKey(
-        "memory.Snippet", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
-    )
+    superseded_by = optional_link("self", "supersedes")
+    snippet = optional_link("memory.Snippet", "+")
     episodes = models.ManyToManyField(
         "memory.Episode", through="memory.EdgeEpisode", related_name="edges", blank=True
     )
-    occurred = models.CharField(
-        max_length=21,
-        blank=True,
-        default="",
-        db_default="",
-        help_text="when it happened, from its latest dated sighting",
-    )
+    occurred = occurred_field("when it happened, from its latest dated sighting")
     created_at = models.DateTimeField()
 
     objects = EdgeQuerySet.as_manager()
+
+    STATE_FIELDS = (
+        "last_touched_at",
+        "confidence",
+        "stability",
+        "cardinality",
+        "expires_at",
+        "dormant",
+    )
+    """An edge's state beside its ends, relation and strength: named alike in the table, in
+    the graph file (``memory.services.graph_io``) and on the admin page."""
 
     class Meta:
         constraints = [
@@ -114,22 +116,13 @@ class Edge(models.Model):
         return f"{self.source_id} -[{self.relation}]-> {self.target_id}"
 
 
-class EdgeEpisode(models.Model):
+class EdgeEpisode(EpisodeMembership):
     """An edge was observed in an episode."""
 
-    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    member = "edge"
     edge = models.ForeignKey(Edge, on_delete=models.CASCADE, related_name="edge_episodes")
-    episode = models.ForeignKey(
-        "memory.Episode", on_delete=models.CASCADE, related_name="edge_episodes"
-    )
-
-    objects = OwnedQuerySet.as_manager()
+    episode = EpisodeMembership.episode_link("edge")
 
     class Meta:
-        constraints = [
-            models.UniqueConstraint(fields=["edge", "episode"], name="edge_episode_once")
-        ]
-        indexes = [models.Index(fields=["user", "episode"], name="edge_episode_user_episode")]
-
-    def __str__(self) -> str:
-        return f"edge {self.edge_id} in episode {self.episode_id}"
+        constraints = EpisodeMembership.constraints_for("edge")
+        indexes = EpisodeMembership.indexes_for("edge")

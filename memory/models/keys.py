@@ -1,8 +1,9 @@
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
-from pgvector.django import HnswIndex, VectorField
+from pgvector.django import VectorField
 
+from memory.models.common import cosine_hnsw
 from memory.models.owned import OwnedQuerySet
 
 
@@ -46,13 +47,7 @@ class MemoryKey(models.Model):
         ]
         indexes = [
             models.Index(fields=["user"], name="key_user"),
-            HnswIndex(
-                name="key_embedding_hnsw",
-                fields=["embedding"],
-                m=16,
-                ef_construction=64,
-                opclasses=["vector_cosine_ops"],
-            ),
+            cosine_hnsw("key_embedding_hnsw", "embedding"),
         ]
 
     def __str__(self) -> str:

@@ -1,6 +1,7 @@
 from django.conf import settings
 from django.db import models
 
+from memory.models.common import optional_link
 from memory.models.owned import OwnedQuerySet
 
 
@@ -47,26 +48,12 @@ class MergeDecision(models.Model):
     score = models.FloatField(null=True, blank=True)
     proposed = models.JSONField(default=dict)
     candidates = models.JSONField(default=list)
-    kept = models.ForeignKey(
-        "memory.Node",
-        null=True,
-        blank=True,
-        on_delete=models.SET_NULL,
-        related_name="merge_decisions",
-    )
+    kept = optional_link("memory.Node", "merge_decisions")
     absorbed = models.JSONField(default=dict, blank=True)
     moved = models.JSONField(default=dict, blank=True)
-    episode = models.ForeignKey(
-        "memory.Episode",
-        null=True,
-        blank=True,
-        on_delete=models.SET_NULL,
-        related_name="merge_decisions",
-    )
+    episode = optional_link("memory.Episode", "merge_decisions")
     log = models.JSONField(default=list, blank=True)
-    decided_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
-    )
+    decided_by = optional_link(settings.AUTH_USER_MODEL, "+")
     created_at = models.DateTimeField()
     decided_at = models.DateTimeField(null=True, blank=True)
     answer = models.CharField(max_length=16, choices=InboxAnswer.choices, blank=True, default="")

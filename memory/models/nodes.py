@@ -3,6 +3,7 @@ from django.contrib.postgres.fields import ArrayField
 from django.db import models
 from django.db.models import Q
 
+from memory.models.common import EpisodeMembership
 from memory.models.owned import OwnedQuerySet
 
 
@@ -63,22 +64,13 @@ class Node(models.Model):
         return f"{self.name} ({self.kind})"
 
 
-class NodeEpisode(models.Model):
+class NodeEpisode(EpisodeMembership):
     """A node appeared in an episode (the conversation it came from)."""
 
-    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    member = "node"
     node = models.ForeignKey(Node, on_delete=models.CASCADE, related_name="node_episodes")
-    episode = models.ForeignKey(
-        "memory.Episode", on_delete=models.CASCADE, related_name="node_episodes"
-    )
-
-    objects = OwnedQuerySet.as_manager()
+    episode = EpisodeMembership.episode_link("node")
 
     class Meta:
-        constraints = [
-            models.UniqueConstraint(fields=["node", "episode"], name="node_episode_once")
-        ]
-        indexes = [models.Index(fields=["user", "episode"], name="node_episode_user_episode")]
-
-    def __str__(self) -> str:
-        return f"node {self.node_id} in episode {self.episode_id}"
+        constraints = EpisodeMembership.constraints_for("node")
+        indexes = EpisodeMembership.indexes_for("node")

@@ -2,8 +2,9 @@ from django.conf import settings
 from django.contrib.postgres.indexes import GinIndex
 from django.contrib.postgres.search import SearchVector, SearchVectorField
 from django.db import models
-from pgvector.django import HnswIndex, VectorField
+from pgvector.django import VectorField
 
+from memory.models.common import cosine_hnsw
 from memory.models.owned import OwnedQuerySet
 
 SENTENCE_CONFIG = "english"
@@ -56,13 +57,7 @@ class Sentence(models.Model):
         ]
         indexes = [
             GinIndex(fields=["search"], name="sentence_search_gin"),
-            HnswIndex(
-                name="sentence_vector_hnsw",
-                fields=["vector"],
-                m=16,
-                ef_construction=64,
-                opclasses=["vector_cosine_ops"],
-            ),
+            cosine_hnsw("sentence_vector_hnsw", "vector"),
         ]
 
     def __str__(self) -> str:

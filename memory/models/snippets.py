@@ -1,6 +1,7 @@
 from django.conf import settings
 from django.db import models
 
+from memory.models.common import occurred_field, optional_link
 from memory.models.owned import OwnedQuerySet
 
 
@@ -18,19 +19,9 @@ class Snippet(models.Model):
     text = models.TextField()
     evidence = models.CharField(max_length=500, blank=True)
     confidence = models.FloatField(default=0.5)
-    episode = models.ForeignKey(
-        "memory.Episode", null=True, blank=True, on_delete=models.SET_NULL, related_name="snippets"
-    )
-    message = models.ForeignKey(
-        "chat.Message", null=True, blank=True, on_delete=models.SET_NULL, related_name="snippets"
-    )
-    occurred = models.CharField(
-        max_length=21,
-        blank=True,
-        default="",
-        db_default="",
-        help_text="when what it says happened (Edge.occurred's format)",
-    )
+    episode = optional_link("memory.Episode", "snippets")
+    message = optional_link("chat.Message", "snippets")
+    occurred = occurred_field("when what it says happened (Edge.occurred's format)")
     created_at = models.DateTimeField()
 
     objects = OwnedQuerySet.as_manager()

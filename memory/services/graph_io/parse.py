@@ -12,7 +12,7 @@ from typing import Any
 from memory.core.cleaning import OCCURRED_PATTERN, RELATION_LABEL
 from memory.core.decay import TEMPORARY
 from memory.core.merge_rules import normalise_name
-from memory.models import Cardinality, NodeKind, Stability
+from memory.models import Cardinality, Edge, NodeKind, Stability
 from memory.services.graph_io.document import (
     FORMAT,
     MAX_EVIDENCE,
@@ -70,12 +70,7 @@ _EDGE_FIELDS = frozenset(
         "relation",
         "target",
         "strength",
-        "last_touched_at",
-        "confidence",
-        "stability",
-        "cardinality",
-        "expires_at",
-        "dormant",
+        *Edge.STATE_FIELDS,
         "superseded_by",
         "episodes",
         "snippet",

@@ -227,6 +227,50 @@ def _new_or_upgrade(user, entity, verdict, provisional_by_name, now) -> Resoluti
     )
 
 
+def _apart(
+    user,
+    entity: dict,
+    status: str,
+    rule: str,
+    reason: str,
+    score: float | None,
+    candidates: list[dict],
+    *,
+    episode: Episode | None,
+    now: datetime,
+    usage: Any,
+) -> Resolution:
+    """The entity stands apart as a new node, with its decision: ``held`` for a moderator
+    (no judgement) or ``kept-apart`` (the LLM judged no candidate the same)."""
+    decision = _decision(
+        user,
+        status=status,
+        entity=entity,
+        rule=rule,
+        reason=reason,
+        score=score,
+        candidates=candidates,
+        kept=None,
+        moved={},
+        episode=episode,
+        now=now,
+    )
+    outcome = "held" if status == MergeStatus.HELD else "kept-apart"
+    node = _new_node(user, entity, now)
+    return Resolution(
+        entity["ref"],
+        entity,
+        node,
+        outcome,
+        rule,
+        decision,
+        candidates,
+        created=True,
+        changed=True,
+        usage=usage,
+    )
+
+
 def _held(user, entity, verdict, nodes, judgement: Judgement | None, episode, now) -> Resolution:
     from memory import llm
 
@@ -234,59 +278,32 @@ def _held(user, entity, verdict, nodes, judgement: Judgement | None, episode, no
     if judgement is None:
         judgement = Judgement(None, UNJUDGED if llm.llm_enabled() else OFFLINE)
     confidences, reason, usage = judgement.confidences, judgement.reason, judgement.usage
+    target = band = None
     if confidences is None:
-        decision = _decision(
-            user,
-            status=MergeStatus.HELD,
-            entity=entity,
-            rule=verdict.rule,
-            reason=reason,
-            score=max((c["score"] for c in candidates), default=None),
-            candidates=candidates,
-            kept=None,
-            moved={},
-            episode=episode,
-            now=now,
-        )
-        return Resolution(
-            entity["ref"],
-            entity,
-            _new_node(user, entity, now),
-            "held",
+        apart = (
+            MergeStatus.HELD,
             verdict.rule,
-            decision,
-            candidates,
-            created=True,
-            changed=True,
-            usage=usage,
+            reason,
+            max((c["score"] for c in candidates), default=None),
         )
-    for c in candidates:
-        c["llm"] = confidences.get(c["id"], 0.0)
-    target, band = pick_llm_candidate(confidences)
+    else:
+        for c in candidates:
+            c["llm"] = confidences.get(c["id"], 0.0)
+        target, band = pick_llm_candidate(confidences)
+        why = reason or "the language model judged no candidate the same"
+        apart = (MergeStatus.KEPT_APART, "llm", why, max(confidences.values(), default=0.0))
     if target is None:
-        decision = _decision(
+        status, rule, why, score = apart
+        return _apart(
             user,
-            status=MergeStatus.KEPT_APART,
-            entity=entity,
-            rule="llm",
-            reason=reason or "the language model judged no candidate the same",
-            score=max(confidences.values(), default=0.0),
-            candidates=candidates,
-            kept=None,
-            moved={},
+            entity,
+            status,
+            rule,
+            why,
+            score,
+            candidates,
             episode=episode,
             now=now,
-        )
-        return Resolution(
-            entity["ref"],
-            entity,
-            _new_node(user, entity, now),
-            "kept-apart",
-            "llm",
-            decision,
-            candidates,
-            created=True,
-            changed=True,
             usage=usage,
         )
     node = nodes[target]
