@@ -39,7 +39,7 @@ test: venv
 # Runs with DATABASE_URL pointing at a throwaway cluster (or the operator's server).
 _test_inner:
 	@$(PY) manage.py makemigrations --check --dry-run >/dev/null || { echo "pegasus: models and migrations differ; run manage.py makemigrations"; exit 1; }
-	@PEGASUS_TESTING=1 $(PY) -m pytest
+	@$(PY) -m pytest
 
 lint:
 	@$(VENV)/bin/ruff check .

@@ -75,7 +75,7 @@ CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
 if PRODUCTION and not ALLOWED_HOSTS:
     raise ImproperlyConfigured("ALLOWED_HOSTS must be set when PEGASUS_ENV=production")
 
-INSTALLED_APPS = [
+PRODUCT_APPS = [
     "daphne",
     "django.contrib.admin",
     "django.contrib.auth",
@@ -98,6 +98,19 @@ INSTALLED_APPS = [
     "memory",
     "chat",
 ]
+
+# Apps of development and tests only: benchmark and load tooling (bench/, docs/operations.md).
+DEVELOPMENT_APPS = ["bench"]
+
+
+def installed_apps(*, production: bool) -> list[str]:
+    """INSTALLED_APPS for an environment: production (``PEGASUS_ENV=production``) runs the
+    product apps alone, so its manage.py has no ``bench_*`` command; development and tests
+    (any other PEGASUS_ENV) add the development apps."""
+    return list(PRODUCT_APPS) if production else [*PRODUCT_APPS, *DEVELOPMENT_APPS]
+
+
+INSTALLED_APPS = installed_apps(production=PRODUCTION)
 
 MIDDLEWARE = [
     # First: everything after it sees the client's address (pegasus_site/client_ip.py).

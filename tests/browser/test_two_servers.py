@@ -18,7 +18,7 @@ import urllib.request
 import pytest
 from playwright.sync_api import expect
 
-from pegasus_site import devredis
+from bench import devredis
 from tests.browser.conftest import BASE, _free_port, _stop, _test_database_url, sign_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]

@@ -37,7 +37,7 @@ def _manage(url: str, *args: str, embedded: bool) -> subprocess.CompletedProcess
     env = {
         k: v
         for k, v in os.environ.items()
-        if k not in {"PEGASUS_EMBEDDED_DB", "DJANGO_SETTINGS_MODULE", "PEGASUS_TESTING"}
+        if k not in {"PEGASUS_EMBEDDED_DB", "DJANGO_SETTINGS_MODULE"}
     }
     env.update(DATABASE_URL=url, DJANGO_SUPERUSER_PASSWORD="first-staff-pass-123")
     if embedded:

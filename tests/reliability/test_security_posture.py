@@ -53,7 +53,7 @@ from tests.pegasus_site.test_production_settings import BASE, PRODUCTION
 def production_python(script: str, **env: str) -> subprocess.CompletedProcess:
     """``script`` run by a fresh Python in production mode (PRODUCTION of
     test_production_settings, plus ``env``); test-process settings do not leak in."""
-    dropped = {"SECRET_KEY", "DEBUG", "DJANGO_ALLOW_ASYNC_UNSAFE", "PEGASUS_TESTING"}
+    dropped = {"SECRET_KEY", "DEBUG", "DJANGO_ALLOW_ASYNC_UNSAFE"}
     full_env = {k: v for k, v in os.environ.items() if k not in dropped}
     full_env.update(PRODUCTION, DJANGO_SETTINGS_MODULE="pegasus_site.settings", **env)
     return subprocess.run(

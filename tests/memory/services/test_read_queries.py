@@ -146,7 +146,7 @@ def test_a_read_with_a_hub_in_reach_takes_at_most_six_queries(
     alice, django_assert_max_num_queries, settings
 ):
     # The SPEC §5 Read; the default strategy's passages cost one query more (tested in
-    # tests/memory/bench/test_locomo_default_read.py).
+    # tests/bench/test_locomo_default_read.py).
     settings.MEMORY_READ_STRATEGY = "spec"
     made = build_graph(alice, nodes=120, edges=200, hub_degree=100)
     hub_edges = [

@@ -1,4 +1,4 @@
-"""The LoCoMo format, the scoring rules and the BM25 baseline (memory.bench; no database)."""
+"""The LoCoMo format, the scoring rules and the BM25 baseline (bench; no database)."""
 
 import json
 from datetime import UTC, datetime
@@ -6,12 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from memory.bench import locomo
-from memory.bench.bm25 import BM25, tokens
+from bench import locomo
+from bench.bm25 import BM25, tokens
 
-SAMPLE = (
-    Path(__file__).resolve().parents[3] / "memory" / "bench" / "fixtures" / "locomo_sample.json"
-)
+SAMPLE = Path(__file__).resolve().parents[2] / "bench" / "fixtures" / "locomo_sample.json"
 
 
 def turn(dia_id: str, text: str, speaker: str = "Ana") -> locomo.Turn:

@@ -8,7 +8,7 @@
     manage.py bench_chat --open-loop ... --daphne 2 --workers 2 --redis --end
 
 **Setup.** Every client is its own bench account ``bench_chat_<graph-nodes>_<i>`` with its own
-synthetic memory graph of ``--graph-nodes`` nodes (``memory.bench.synthetic``): user i's
+synthetic memory graph of ``--graph-nodes`` nodes (``bench.synthetic``): user i's
 edges, hubs, strengths and episodes come from seed ``--seed`` × 1 000 003 + i; the node names
 are one shared sample (seed ``--seed`` × 1 000 003), so 50 graphs need the vectors of one —
 ``--distinct-names`` draws each user's names with its own seed instead (~``--graph-nodes``
@@ -27,7 +27,7 @@ pegasus_site.asgi:application`` on free loopback ports; clients spread round-rob
 database, in offline mode (no ``ANTHROPIC_API_KEY``) and with the per-minute message limit and
 the daily token budget lifted in their environment only. Logs go to ``var/bench-logs/``.
 ``--redis`` also starts Debian's ``redis-server`` on a free loopback port without persistence
-(``pegasus_site.devredis``) and gives every started process its ``REDIS_URL``, so the Channels
+(``bench.devredis``) and gives every started process its ``REDIS_URL``, so the Channels
 layer is shared as in a deployment on several machines; Redis is stopped at the end, also
 after Ctrl-C. Each client warms up with one unmeasured turn, then sends its next message as
 soon as the previous ``done`` arrives, until ``--turns`` turns were sent in all or, with
@@ -100,12 +100,11 @@ from django.core.management.base import BaseCommand, CommandError
 from django.db import connection
 from django.utils import timezone
 
+from bench import devredis, synthetic
 from chat import services as chat_services
 from chat.models import Conversation
-from memory.bench import synthetic
 from memory.models import Episode, ExtractionStatus
 from memory.services.keys import Progress
-from pegasus_site import devredis
 
 PREFIX = "bench_chat_"
 UNLIMITED_ENV = {

@@ -1,4 +1,4 @@
-"""``memory.bench.synthetic``: the benchmark graphs have the promised shape, stay with their
+"""``bench.synthetic``: the benchmark graphs have the promised shape, stay with their
 owner, carry real vectors for the right texts, and are reused only while unchanged."""
 
 from collections import Counter
@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 from django.contrib.auth import get_user_model
 
+from bench import synthetic
 from memory import embedding
-from memory.bench import synthetic
 from memory.models import Edge, EdgeEpisode, Episode, MemoryKey, Node, NodeEpisode, Snippet
 from memory.services.keys import relation_phrase
 

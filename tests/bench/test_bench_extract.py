@@ -7,9 +7,7 @@ from pathlib import Path
 import pytest
 from django.core.management import CommandError, call_command
 
-SAMPLE = (
-    Path(__file__).resolve().parents[3] / "memory" / "bench" / "fixtures" / "locomo_sample.json"
-)
+SAMPLE = Path(__file__).resolve().parents[2] / "bench" / "fixtures" / "locomo_sample.json"
 
 
 def test_it_measures_every_conversation_of_the_file():

@@ -18,7 +18,7 @@ from datetime import datetime, timedelta
 
 from django.db import transaction
 
-from memory.bench import synthetic
+from bench import synthetic
 
 __all__ = ["HISTORY_TITLE", "TURNS_PER_CONVERSATION", "ensure_history"]
 

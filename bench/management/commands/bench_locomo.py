@@ -3,7 +3,7 @@
 against BM25, dense and hybrid retrieval over the same turns and over single sentences packed
 to the Read's tokens, with tokens per query, Read latency and what the replay filed in the
 graph (docs/BENCHMARKS.md,
-"LoCoMo evidence recall"; definitions in ``memory.bench.locomo``).
+"LoCoMo evidence recall"; definitions in ``bench.locomo``).
 
 Each sample is replayed as a fresh account ``bench_locomo_<n>_<random>`` through the real
 Write path (Decay between sessions, extraction when each session's conversation ends), then
@@ -21,7 +21,7 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 from django.test.utils import override_settings
 
-from memory.bench import locomo
+from bench import locomo
 from memory.services.keys import Progress
 from memory.services.read import STRATEGIES, ReadOptions
 

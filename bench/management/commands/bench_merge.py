@@ -1,6 +1,6 @@
 """``manage.py bench_merge FILE [--json]`` — how often entity resolution merges right (issue 21).
 
-Replays a labelled case file (``pegasus-merge-cases/1``, see ``memory.bench.merge_cases``)
+Replays a labelled case file (``pegasus-merge-cases/1``, see ``bench.merge_cases``)
 through the real Write path, one fresh account per case, everything rolled back; merge
 judging by a language model is off, so "held" means "would be asked". Prints the precision
 and recall of automatic merges, the share of entities with a candidate that were held, and
@@ -16,7 +16,7 @@ import uuid
 
 from django.core.management.base import BaseCommand, CommandError
 
-from memory.bench.merge_cases import CaseError, load_cases, run_cases
+from bench.merge_cases import CaseError, load_cases, run_cases
 from memory.management import read_json_file
 
 TARGETS = {"wrong_merges": 0, "missed_share": 0.10, "held_share": 0.10}

@@ -368,10 +368,10 @@ def sentence_units(sample: Sample) -> list[tuple[str, str]]:
 
 
 class LexicalRanker:
-    """BM25 (``memory.bench.bm25``) over units (``turn_units`` or ``sentence_units``)."""
+    """BM25 (``bench.bm25``) over units (``turn_units`` or ``sentence_units``)."""
 
     def __init__(self, units: Sequence[tuple[str, str]], name: str = "bm25"):
-        from memory.bench.bm25 import BM25, tokens
+        from bench.bm25 import BM25, tokens
 
         self.name = name
         self.units = list(units)

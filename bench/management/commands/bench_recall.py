@@ -3,7 +3,7 @@
 §5.1–§5.3, §5.7; targets in docs/BENCHMARKS.md).
 
 For each size N it times Reads against the graph of a bench account ``bench_recall_<N>``,
-built by ``memory.bench.synthetic``: N nodes with realistic names (people, companies, places,
+built by ``bench.synthetic``: N nodes with realistic names (people, companies, places,
 things, topics, events, preferences), mean degree 5, a few power-law hubs, a self node linked
 to 10% of the nodes, ~40 relation labels, one snippet per edge, episodes of ~20 nodes, and a
 MemoryKey per surface form embedded with the real sentence model (each distinct text once,
@@ -11,7 +11,7 @@ cached on disk under ``var/bench-cache/``). Rows go in with COPY. Then it times 
 ``--messages`` sentences that mention one to three node names among ordinary words, and
 prints p50/p95/p99 of the whole Read and of each stage, and queries per Read. Building is
 reported separately from reading. ``--history TURNS`` also gives the account that many turns
-of earlier conversations in its sentence store (``memory.bench.history``), which strategy
+of earlier conversations in its sentence store (``bench.history``), which strategy
 ``default`` searches; the first ``--cold`` Reads are timed apart, each with the process's Read
 caches emptied first (a web process that never served this user).
 
@@ -40,7 +40,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
-from memory.bench import history, locomo, synthetic
+from bench import history, locomo, synthetic
 from memory.models import Edge, MemoryKey, Sentence, Traversal
 from memory.services.keys import Progress
 from memory.services.read import ReadOptions, recall
@@ -94,7 +94,7 @@ class Command(BaseCommand):
             "--history",
             type=int,
             default=0,
-            help="earlier turns in the account's sentence store (memory.bench.history; "
+            help="earlier turns in the account's sentence store (bench.history; "
             "e.g. 5000), searched by the default strategy (default 0)",
         )
         parser.add_argument(

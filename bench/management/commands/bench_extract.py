@@ -17,7 +17,7 @@ from datetime import timedelta
 
 from django.core.management.base import BaseCommand, CommandError
 
-from memory.bench import locomo
+from bench import locomo
 from memory.extraction.base import Turn
 from memory.extraction.offline import OfflineExtractor, load_model
 from memory.services.keys import Progress

@@ -12,12 +12,11 @@ from django.contrib.sessions.models import Session
 from django.core.management import CommandError, call_command
 from django.utils import timezone
 
-from chat.management.commands.bench_chat import _extraction_counts
+from bench import devredis, synthetic
+from bench.management.commands.bench_chat import _extraction_counts
 from chat.models import Conversation
 from chat.services import start_conversation
-from memory.bench import synthetic
 from memory.models import Episode, ExtractionStatus
-from pegasus_site import devredis
 
 
 @pytest.mark.slow

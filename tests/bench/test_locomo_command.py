@@ -12,9 +12,7 @@ from django.core.management import CommandError, call_command
 from chat.models import Message
 from memory.models import Episode, ExtractionStatus
 
-SAMPLE = (
-    Path(__file__).resolve().parents[3] / "memory" / "bench" / "fixtures" / "locomo_sample.json"
-)
+SAMPLE = Path(__file__).resolve().parents[2] / "bench" / "fixtures" / "locomo_sample.json"
 SYSTEM = {"recall", "tokens", "p50_ms", "p95_ms"}
 SYSTEMS = [
     "pegasus",
@@ -86,8 +84,8 @@ def test_json_output_has_exactly_the_documented_shape_and_cleans_up(settings, al
 
 
 def test_the_replay_extracts_every_session_with_speakers_at_its_date():
+    from bench import locomo
     from chat.models import Conversation
-    from memory.bench import locomo
     from memory.models import Node
 
     sample = locomo.load_file(SAMPLE)[1]
