@@ -9,11 +9,7 @@ from django.db import transaction
 
 from accounts.models import Profile
 from chat.models import Conversation
-
-
-def user_group(user_id: int) -> str:
-    """The channel-layer group every open socket of a user joins (``chat.consumers``)."""
-    return f"user.{user_id}"
+from lib.sessions import user_group
 
 
 def _live_sessions_of(user) -> list[str]:
@@ -65,25 +61,6 @@ def revoke_access(*, user, keep_session: str = "") -> None:
         close_sockets(user_id=user.pk, keep_session=keep_session)
 
 
-def still_signed_in(*, user_id: int, session_key: str | None) -> bool:
-    """Whether a socket opened by ``user_id`` with session ``session_key`` may still act:
-    the account is active, the session still exists and still names this user with the
-    current password (Django's session hash changes with the password)."""
-    from importlib import import_module
-
-    from django.conf import settings
-    from django.contrib.auth import HASH_SESSION_KEY, SESSION_KEY, get_user_model
-    from django.utils.crypto import constant_time_compare
-
-    user = get_user_model()._default_manager.filter(pk=user_id, is_active=True).first()
-    if user is None or not session_key:
-        return False
-    data = import_module(settings.SESSION_ENGINE).SessionStore(session_key=session_key).load()
-    return data.get(SESSION_KEY) == str(user.pk) and constant_time_compare(
-        data.get(HASH_SESSION_KEY, ""), user.get_session_auth_hash()
-    )
-
-
 def get_profile(user) -> Profile:
     profile, _ = Profile.objects.get_or_create(user=user)
     return profile
@@ -91,7 +68,7 @@ def get_profile(user) -> Profile:
 
 def update_profile(*, user, display_name: str, time_zone: str, memory_enabled: bool) -> Profile:
     """Save preferences; a new display name becomes an alias of the user's self node."""
-    from memory.services.self_node import name_self_node
+    from memory.services.merge.self_node import name_self_node
 
     profile = get_profile(user)
     profile.display_name = display_name.strip()[:100]

@@ -27,9 +27,9 @@ from django.conf import settings
 from django.http import Http404
 from django.utils import timezone
 
-from accounts.services import still_signed_in, user_group
 from chat import services
 from chat.models import Conversation
+from lib.sessions import still_signed_in, user_group
 from memory.models import get_owned_or_404
 from memory.services.graph_io.storable import find_unstorable
 

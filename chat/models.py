@@ -4,7 +4,7 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
-from memory.models.owned import OwnedQuerySet
+from lib.owned import OwnedQuerySet
 
 
 class ConversationStatus(models.TextChoices):

@@ -6,7 +6,7 @@ from django.conf import settings
 from django.db import models
 from pgvector.django import HnswIndex
 
-from memory.models.owned import OwnedQuerySet
+from lib.owned import OwnedQuerySet
 
 
 def optional_link(to: str, related_name: str) -> models.ForeignKey:

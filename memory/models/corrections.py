@@ -1,7 +1,7 @@
 from django.conf import settings
 from django.db import models
 
-from memory.models.owned import OwnedQuerySet
+from lib.owned import OwnedQuerySet
 
 
 class CorrectionAction(models.TextChoices):

@@ -2,9 +2,9 @@ from django.conf import settings
 from django.db import models
 from django.db.models import F, Q
 
+from lib.owned import OwnedQuerySet
 from memory.core.cleaning import OCCURRED_PATTERN
 from memory.models.common import EpisodeMembership, occurred_field, optional_link
-from memory.models.owned import OwnedQuerySet
 
 RELATION_PATTERN = r"^[A-Z][A-Z0-9]*(_[A-Z0-9]+){0,3}$"
 

@@ -3,7 +3,7 @@ from django.contrib.postgres.fields import ArrayField
 from django.db import models
 from django.db.models import Q
 
-from memory.models.owned import OwnedQuerySet
+from lib.owned import OwnedQuerySet
 
 
 class ExtractionStatus(models.TextChoices):

@@ -3,8 +3,8 @@ from django.db import models
 from django.db.models import Q
 from pgvector.django import VectorField
 
+from lib.owned import OwnedQuerySet
 from memory.models.common import cosine_hnsw
-from memory.models.owned import OwnedQuerySet
 
 
 class MemoryKey(models.Model):

@@ -1,8 +1,8 @@
 from django.conf import settings
 from django.db import models
 
+from lib.owned import OwnedQuerySet
 from memory.models.common import optional_link
-from memory.models.owned import OwnedQuerySet
 
 
 class MergeStatus(models.TextChoices):

@@ -3,8 +3,8 @@ from django.contrib.postgres.fields import ArrayField
 from django.db import models
 from django.db.models import Q
 
+from lib.owned import OwnedQuerySet
 from memory.models.common import EpisodeMembership
-from memory.models.owned import OwnedQuerySet
 
 
 class NodeKind(models.TextChoices):

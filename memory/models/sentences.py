@@ -4,8 +4,8 @@ from django.contrib.postgres.search import SearchVector, SearchVectorField
 from django.db import models
 from pgvector.django import VectorField
 
+from lib.owned import OwnedQuerySet
 from memory.models.common import cosine_hnsw
-from memory.models.owned import OwnedQuerySet
 
 SENTENCE_CONFIG = "english"
 """The text search configuration of ``Sentence.search`` and of every query against it."""

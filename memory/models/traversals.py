@@ -2,7 +2,7 @@ from django.conf import settings
 from django.contrib.postgres.fields import ArrayField
 from django.db import models
 
-from memory.models.owned import OwnedQuerySet
+from lib.owned import OwnedQuerySet
 
 
 class Traversal(models.Model):

@@ -61,7 +61,7 @@ def _judge(entity: dict, conversation_text: str, candidates: list[dict]) -> Judg
     """The LLM's confidences for a held entity (``confidences`` None when the call fails).
     Network: up to ``ANTHROPIC_MAX_RETRIES`` retries of a 60 s call — never call it under
     ``user_lock``."""
-    from memory import llm
+    from lib import llm
 
     if not llm.llm_enabled():
         return Judgement(None, OFFLINE)
@@ -110,7 +110,7 @@ def judge_entities(
     2-hop neighbourhood. Returns the answers by ``judgement_key``, failures included (a
     failed call holds the entity with its reason); empty offline or when nothing is held.
     """
-    from memory import llm
+    from lib import llm
 
     if not entities or not llm.llm_enabled():
         return {}

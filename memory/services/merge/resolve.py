@@ -272,7 +272,7 @@ def _apart(
 
 
 def _held(user, entity, verdict, nodes, judgement: Judgement | None, episode, now) -> Resolution:
-    from memory import llm
+    from lib import llm
 
     candidates = _candidate_list(verdict, nodes)
     if judgement is None:

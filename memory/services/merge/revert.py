@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from memory import ports
 from memory.core.merge_rules import normalise_name
 from memory.models import (
     Edge,
@@ -20,6 +21,11 @@ from memory.models import (
 from memory.services import keys
 from memory.services.locks import user_lock
 from memory.services.merge.common import _locked_decision, _log, _undo_node_changes, _when
+
+# The columns of an edge record (``memory.services.edges.edge_row``) and of its snippets'
+# records (``stored._snapshot_edges``) restored as they are.
+EDGE_VALUES = ("relation", "strength_at_touch", "confidence", "stability", "cardinality", "dormant")
+SNIPPET_VALUES = ("text", "evidence", "confidence")
 
 
 def revert_merge(*, user, decision, by=None, now: datetime) -> MergeDecision:
@@ -206,15 +212,10 @@ def _recreate_edges(user, rows: list[dict]) -> None:
                 pk=r["id"],
                 user_id=user.pk,
                 source_id=r["source"],
-                relation=r["relation"],
                 target_id=r["target"],
-                strength_at_touch=r["strength_at_touch"],
+                **{column: r[column] for column in EDGE_VALUES},
                 last_touched_at=_when(r["last_touched_at"]),
-                confidence=r["confidence"],
-                stability=r["stability"],
-                cardinality=r["cardinality"],
                 expires_at=_when(r["expires_at"]),
-                dormant=r["dormant"],
                 superseded_by_id=r["superseded_by"]
                 if r["superseded_by"] in existing_edges
                 else None,
@@ -226,12 +227,9 @@ def _recreate_edges(user, rows: list[dict]) -> None:
             for r in rows
         ]
     )
-    from chat.models import Conversation, Message
-
-    message_ids = set(
-        Message.objects.for_user(user)
-        .filter(pk__in=[s["message"] for r in rows for s in r["snippets"] if s["message"]])
-        .values_list("pk", flat=True)
+    message_ids = ports.conversations().existing_message_ids(
+        user=user,
+        message_ids=[s["message"] for r in rows for s in r["snippets"] if s["message"]],
     )
     Snippet.objects.bulk_create(
         [
@@ -239,9 +237,7 @@ def _recreate_edges(user, rows: list[dict]) -> None:
                 pk=s["id"],
                 user_id=user.pk,
                 edge_id=r["id"],
-                text=s["text"],
-                evidence=s["evidence"],
-                confidence=s["confidence"],
+                **{column: s[column] for column in SNIPPET_VALUES},
                 episode_id=s["episode"] if s["episode"] in episodes else None,
                 message_id=s["message"] if s["message"] in message_ids else None,
                 created_at=_when(s["created_at"]),
@@ -261,10 +257,8 @@ def _recreate_edges(user, rows: list[dict]) -> None:
     # Decisions recorded when a traversal was a row per edge carry those rows (deleted with
     # the edge then): each comes back as a one-edge row of today's shape.
     old = [(r["id"], t) for r in rows for t in r.get("traversals", ())]
-    conversations = set(
-        Conversation.objects.for_user(user)
-        .filter(pk__in=[t["conversation"] for _, t in old])
-        .values_list("pk", flat=True)
+    conversations = ports.conversations().existing_conversation_ids(
+        user=user, conversation_ids=[t["conversation"] for _, t in old]
     )
     Traversal.objects.bulk_create(
         [

@@ -12,8 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from django.db.models import Q
-
+from memory import ports
 from memory.models import Episode, MergeDecision, MergeStatus, Node
 from memory.services.neighbourhood import SNIPPET_CHARS, EdgeLine, neighbourhoods
 
@@ -53,8 +52,6 @@ def excerpt(decision: MergeDecision) -> dict[str, Any]:
     review needs, not the transcript; nothing from an incognito conversation.
     Two queries; ``{"conversation": None}`` when the decision has no conversation (a manual
     merge, an imported episode, a deleted conversation)."""
-    from chat.models import Message, Role
-
     if decision.episode_id is None:
         return {"conversation": None, "messages": [], "more": False}
     row = (
@@ -70,26 +67,19 @@ def excerpt(decision: MergeDecision) -> dict[str, Any]:
         for f in [decision.proposed.get("name") or "", *(decision.proposed.get("aliases") or [])]
         if f
     ]
-    mentions = Q()
-    for form in forms:
-        mentions |= Q(text__icontains=form)
-    rows = (
-        list(
-            Message.objects.for_user(decision.user_id)
-            .filter(mentions, conversation_id=row["conversation_id"], role=Role.USER)
-            .order_by("created_at", "id")
-            .values("id", "text", "created_at")[: EXCERPT_MESSAGES + 1]
-        )
-        if forms
-        else []
+    rows = ports.conversations().mentioning_user_turns(
+        user=decision.user_id,
+        conversation_id=row["conversation_id"],
+        forms=forms,
+        limit=EXCERPT_MESSAGES + 1,
     )
     messages = []
     for message in rows[:EXCERPT_MESSAGES]:
-        text = message["text"]
+        text = message.text
         messages.append(
             {
-                "id": message["id"],
-                "created_at": message["created_at"],
+                "id": message.id,
+                "created_at": message.created_at,
                 "text": text if len(text) <= EXCERPT_CHARS else text[: EXCERPT_CHARS - 1] + "…",
                 "mentions": any(form in text.lower() for form in forms),
             }

@@ -9,6 +9,7 @@ from typing import Any
 
 from django.utils import timezone
 
+from memory import ports
 from memory.core.cleaning import normalise_ws
 from memory.core.merge_rules import is_self_placeholder, normalise_name
 from memory.models import Node, NodeKind
@@ -20,14 +21,7 @@ from memory.services.merge.common import _add_aliases, _fill_properties, _known_
 def display_name(user) -> str:
     """The account's name for its self node: the profile's display name when set, else the
     full name, else the username."""
-    try:
-        from accounts.models import Profile
-
-        profile_name = (
-            Profile.objects.filter(user_id=user.pk).values_list("display_name", flat=True).first()
-        )
-    except (ImportError, LookupError):  # accounts app absent: fall back to the user row
-        profile_name = None
+    profile_name = ports.profiles().display_name(user.pk)
     name = profile_name or user.get_full_name() or user.get_username()
     return normalise_ws(name)[:200]
 

@@ -39,7 +39,7 @@ def judge_batch(
     from the node sequence for a self node the batch will create). Offline, or when the
     rules hold nothing, no request is made. Raises ``BatchError`` as ``commit_batch`` does.
     """
-    from memory import llm
+    from lib import llm
 
     _check_batch(batch)
     if not llm.llm_enabled():

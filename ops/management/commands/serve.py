@@ -105,9 +105,9 @@ class Command(BaseCommand):
         finally:
             self._terminate(children)
             if not keep_db and os.environ.get("PEGASUS_EMBEDDED_DB") == "1":
-                from pegasus_site import devdb
+                from pegasus_site.devdb import stop as stop_embedded_db
 
-                if devdb.stop():
+                if stop_embedded_db():
                     self.stdout.write("embedded database stopped")
         if exit_code:
             raise CommandError("Pegasus stopped because a process died")
