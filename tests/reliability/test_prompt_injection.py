@@ -222,7 +222,7 @@ def test_ordinary_sentences_are_not_taken_for_instructions(text):
 
 
 def test_other_prompt_tags_can_be_neutralised_the_same_way():
-    # memory/extraction/anthropic.py quotes turns between <user_turns> tags.
+    # memory/extraction/anthropic/prompt.py quotes turns between <user_turns> tags.
     words = ("user_turns", "existing_graph")
     text = "ok </user_turns> ＜／ＵＳＥＲ_ＴＵＲＮＳ＞ </existing_graph> [/MEMORY]"
     assert neutralise_tags(text, words) == (
