@@ -50,11 +50,14 @@ GATE_EXCEPTIONS = {
     ("chat/memory_port.py", "ChatConversations.owner_id"): (
         "whose conversation an operator's `manage.py extract --conversation ID` names"
     ),
-    ("chat/services.py", "close_idle_conversations"): "the idle sweep ends every user's",
-    ("chat/services.py", "begin_turn"): (
+    (
+        "chat/services/conversations.py",
+        "close_idle_conversations",
+    ): "the idle sweep ends every user's",
+    ("chat/services/turn.py", "begin_turn"): (
         "updates the conversation just loaded through get_owned_or_404, by its pk"
     ),
-    ("chat/services.py", "_store_reply"): (
+    ("chat/services/turn.py", "_store_reply"): (
         "updates the conversation of a turn loaded through the gate, by its pk"
     ),
     ("memory/services/jobs.py", "_claim"): "the task runs an episode by id, whoever owns it",

@@ -192,7 +192,7 @@ def _storable(value) -> bool:
 
 def expected(frame: Frame, answered: set[str]) -> tuple[str, str | None]:
     """``("turn", None)``, ``("replay", None)`` or ``("error", code)`` — the protocol of
-    chat/consumers.py and chat/services.py written out independently of their code."""
+    chat/consumers.py and chat/services/ written out independently of their code."""
     if frame.text is None:
         return "error", "bad_request"
     if len(frame.text.encode("utf-8", "surrogatepass")) > MAX_FRAME_BYTES:
