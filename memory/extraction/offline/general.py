@@ -31,19 +31,21 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from memory.core.cleaning import normalise_name
-from memory.core.words import STOP_WORDS
 from memory.extraction.offline.builder import _Builder, _Sentence
-from memory.extraction.offline.lexicon import (
-    _FIRST_PERSON,
-    _GENERIC_NOUNS,
-    _NER_KIND,
-    _ORG_NOUNS,
-    _PLACE_NOUNS,
-    _ROLES,
-    plausible_person_name,
-    word_zipf,
+from memory.extraction.offline.general_lexicon import (
+    _FUTURE_AUX,
+    _GREETINGS,
+    _HYPOTHETICAL,
+    _INTENT_HEADS,
+    _NO_PREP_LABEL,
+    _OBJECT_DEPS,
+    _SKIP_VERBS,
+    _WISH_HEADS,
+    _YOU,
 )
-from memory.extraction.offline.tokens import _clean_name, _ent_of, _negated, _plausible
+from memory.extraction.offline.lexicon import _ROLES, word_zipf
+from memory.extraction.offline.referents import _Referents
+from memory.extraction.offline.tokens import _ent_of, _negated
 
 if TYPE_CHECKING:
     from spacy.tokens import Token
@@ -53,278 +55,6 @@ __all__ = ["MAX_EDGES", "GeneralReader"]
 MAX_EDGES = 3
 """Edges filed per sentence, at most (special cases included)."""
 
-_PHRASE_WORDS = 4
-_EVALUATIVE_ZIPF = 5.0  # adjectives this common ("new", "great", "big") say little of a thing
-_PARTITIVE = {
-    "group",
-    "lot",
-    "lots",
-    "bunch",
-    "couple",
-    "kind",
-    "sort",
-    "type",
-    "piece",
-    "part",
-    "set",
-    "pair",
-    "number",
-    "variety",
-    "plenty",
-    "bit",
-    "few",
-    "some",
-    "one",
-    "all",
-    "most",
-    "each",
-    "any",
-    "none",
-    "series",
-    "collection",
-    "handful",
-}
-_EVENT_NOUNS = {
-    "party",
-    "parade",
-    "concert",
-    "festival",
-    "fest",
-    "trip",
-    "wedding",
-    "conference",
-    "meeting",
-    "game",
-    "match",
-    "race",
-    "show",
-    "event",
-    "ceremony",
-    "class",
-    "workshop",
-    "camp",
-    "tournament",
-    "fair",
-    "vacation",
-    "holiday",
-    "retreat",
-    "session",
-    "reunion",
-    "marathon",
-    "birthday",
-    "celebration",
-    "funeral",
-    "graduation",
-    "hike",
-    "picnic",
-    "exhibition",
-    "exhibit",
-    "gig",
-    "meetup",
-    "interview",
-    "appointment",
-    "competition",
-    "lesson",
-    "course",
-    "seminar",
-    "talk",
-    "date",
-    "road trip",
-    "camping trip",
-    "fundraiser",
-    "protest",
-    "rally",
-    "march",
-    "service",
-    "performance",
-    "recital",
-    "play",
-}
-_MORE_GENERIC = {
-    "everyone",
-    "everything",
-    "someone",
-    "something",
-    "anything",
-    "nothing",
-    "people",
-    "lot",
-    "lots",
-    "moment",
-    "moments",
-    "experience",
-    "stuff",
-    "life",
-    "world",
-    "fun",
-    "blast",
-    "chance",
-    "opportunity",
-    "place",
-    "one",
-    "ones",
-    "today",
-    "tonight",
-    "tomorrow",
-    "yesterday",
-    "week",
-    "weekend",
-    "month",
-    "year",
-    "morning",
-    "evening",
-    "night",
-    "while",
-    "bit",
-    "pic",
-    "picture",
-    "photo",
-    "pics",
-    "photos",
-    "kind",
-    "sort",
-    "type",
-    "way",
-    "reason",
-    "end",
-    "start",
-    "rest",
-    "side",
-    "hey",
-    "hi",
-    "hello",
-    "thanks",
-    "wow",
-    "yeah",
-    "ok",
-    "okay",
-    "lol",
-    "haha",
-    "sense",
-    "fact",
-    "point",
-    "care",
-    "luck",
-    "look",
-    "feelings",
-    "feeling",
-    "thoughts",
-    "thought",
-    "idea",
-    "ideas",
-    "touch",
-    "day",
-    "days",
-    "times",
-    "things",
-    "step",
-    "journey",
-    "heart",
-    "mind",
-    "soul",
-    "self",
-    "yourself",
-    "myself",
-    "guts",
-    "news",
-    "update",
-    "question",
-    "questions",
-    "answer",
-    "advice",
-    "tip",
-    "tips",
-    "help",
-}
-_INTENT_HEADS = {
-    "want": "WANTS_TO",
-    "hope": "HOPES_TO",
-    "plan": "PLANS_TO",
-    "decide": "DECIDED_TO",
-    "try": "TRIED_TO",
-    "need": "NEEDS_TO",
-    "love": "LOVES_TO",
-    "like": "LIKES_TO",
-    "start": "STARTED_TO",
-    "begin": "STARTED_TO",
-    "learn": "LEARNED_TO",
-    "intend": "PLANS_TO",
-    "aim": "AIMS_TO",
-    "wish": "WANTS_TO",
-}
-_FUTURE_AUX = {"will", "'ll", "’ll", "shall", "wo", "gonna"}
-_PRONOUN_THIRD = {"he": "PERSON", "she": "PERSON", "him": "PERSON", "her": "PERSON"}
-_YOU = {"you", "u", "ya"}
-_WE = {"we", "us"}
-_SKIP_VERBS = {
-    "be",
-    "have",
-    "do",
-    "get",
-    "let",
-    "seem",
-    "say",
-    "tell",
-    "think",
-    "know",
-    "guess",
-    "mean",
-    "hope",
-    "bet",
-    "reckon",
-    "suppose",
-    "wonder",
-    "feel",
-    "look",
-    "sound",
-    "thank",
-    "glad",
-    "appreciate",
-}
-_WISH_HEADS = {"love", "like", "want", "prefer", "enjoy"}
-_HYPOTHETICAL = {"would", "'d", "’d", "could", "might", "should", "may", "must"}
-_GREETINGS = {
-    "hey",
-    "hi",
-    "hello",
-    "thanks",
-    "thank",
-    "wow",
-    "omg",
-    "yeah",
-    "yes",
-    "no",
-    "nah",
-    "ok",
-    "okay",
-    "aww",
-    "aw",
-    "haha",
-    "lol",
-    "congrats",
-    "congratulations",
-    "bye",
-    "cheers",
-    "sure",
-    "yep",
-    "yup",
-    "oh",
-    "ah",
-    "hmm",
-    "good",
-    "great",
-    "nice",
-    "awesome",
-    "cool",
-    "glad",
-    "sorry",
-    "totally",
-    "absolutely",
-    "definitely",
-}
-_OBJECT_DEPS = {"dobj", "attr", "oprd", "dative"}
-_NO_PREP_LABEL = {"of"}  # "a bunch of", "proud of" keep "of" only after adjectives
-
 
 @dataclass
 class _Target:
@@ -333,7 +63,7 @@ class _Target:
     tok: Token
 
 
-class GeneralReader:
+class GeneralReader(_Referents):
     """Reads one sentence into the builder after the special cases have run.
 
     ``people``: normalised name → name of the persons (not the speakers) the turn has named
@@ -352,15 +82,10 @@ class GeneralReader:
         participants: set[str],
         already: int = 0,
     ):
-        self.b = builder
-        self.ctx = ctx
-        self.people = people
-        self.other = other
-        self.participants = participants
+        super().__init__(builder, ctx, people=people, other=other, participants=participants)
         self.budget = MAX_EDGES - already
         self.already = already  # edges the special cases filed for this sentence
         self.emitted = 0
-        self.used: set[int] = set()
 
     # -- entry ---------------------------------------------------------------------------------
 
@@ -400,159 +125,6 @@ class GeneralReader:
         if subject.lower_ in _YOU:
             return self.other is not None
         return subject.lower_ not in {"they", "he", "she", "them"} or self._who(root) is not None
-
-    # -- who ---------------------------------------------------------------------------------
-
-    def _subject_tok(self, verb: Token) -> Token | None:
-        for child in verb.children:
-            if child.dep_ in {"nsubj", "nsubjpass", "expl"}:
-                return child
-        if verb.dep_ in {"conj", "xcomp"} and verb.head is not verb:
-            return self._subject_tok(verb.head)
-        return None
-
-    def _who(self, verb: Token) -> str | None:
-        tok = self._subject_tok(verb)
-        if tok is None:
-            # Gerund clauses and subjectless fragments are the speaker's own ("Seeing my kids
-            # so happy…", "Went to the beach"); imperatives address someone else.
-            if verb.tag_ in {"VBG", "VBD", "VBN"} or verb.dep_ in {"csubj", "advcl", "pcomp"}:
-                return self.ctx.speaker
-            return None
-        low = tok.lower_
-        if low in _FIRST_PERSON or low in _WE:
-            return self.ctx.speaker
-        if low in _YOU:
-            return self.other
-        if low in _PRONOUN_THIRD:
-            return self._third_person()
-        if tok.pos_ == "PRON":
-            return None
-        name = self._person_name(tok)
-        if (
-            name is None
-            and _ent_of(tok) is None
-            and tok.text[:1].isupper()
-            and (plausible_person_name(tok.text) or normalise_name(tok.text) in self.b.self_names)
-        ):
-            name = tok.text  # a one-word name the small model did not tag ("Trevor works…")
-        if name is not None:
-            norm = normalise_name(name)
-            if norm in self.b.self_names:
-                return self.b.entity("PERSON", name)
-            self.people[norm] = name
-            return self.b.entity("PERSON", name, confidence=0.7)
-        for child in tok.children:  # "My neighbour Priya Shah invited us"
-            if child.dep_ in {"appos", "compound"} and (named := self._person_name(child)):
-                self.people[normalise_name(named)] = named
-                return self.b.entity("PERSON", named, confidence=0.7)
-        if tok.pos_ in {"NOUN", "PROPN"} and _ent_of(tok) is None:
-            return self._thing(tok)  # "The support group gave me courage"
-        return None
-
-    def _third_person(self) -> str | None:
-        if len(self.people) != 1:
-            return None
-        return self.b.entity("PERSON", next(iter(self.people.values())), confidence=0.6)
-
-    def _person_name(self, tok: Token) -> str | None:
-        ent = _ent_of(tok)
-        if ent is None or ent.label_ != "PERSON":
-            return None
-        if ent.start > 0 and tok.doc[ent.start - 1].text in {'"', "“", "'", "‘"}:
-            return None  # a quoted title ("Brave" by Sara Bareilles), not a person
-        name = _clean_name(ent.text)
-        return name if plausible_person_name(name) and _plausible(name) else None
-
-    # -- what ---------------------------------------------------------------------------------
-
-    def _thing(self, tok: Token) -> str | None:
-        """The ref of the entity a noun token stands for, or None."""
-        if tok.i in self.used:
-            return None
-        low = tok.lower_
-        if low in _FIRST_PERSON or low in _WE:
-            return self.ctx.speaker
-        if low in _YOU:
-            return self.other
-        if tok.pos_ == "PRON" or tok.pos_ not in {"NOUN", "PROPN", "VERB", "NUM", "X"}:
-            return None
-        ent = _ent_of(tok)
-        if ent is not None and ent.label_ in _NER_KIND:
-            if ent.label_ == "PERSON":
-                name = self._person_name(tok)
-                if name is None:
-                    return None
-                norm = normalise_name(name)
-                if norm not in self.participants:
-                    self.people[norm] = name
-                self.used.update(range(ent.start, ent.end))
-                return self.b.entity("PERSON", name, confidence=0.7)
-            name = _clean_name(ent.text)
-            if not _plausible(name) or len(name.split()) > _PHRASE_WORDS + 2:
-                return None
-            self.used.update(range(ent.start, ent.end))
-            return self.b.entity(_NER_KIND[ent.label_], name, confidence=0.6)
-        if ent is not None:
-            return None  # dates, times, quantities, ordinals
-        if tok.lemma_.lower() in _PARTITIVE or tok.lower_ in _PARTITIVE:
-            for prep in tok.children:
-                if prep.dep_ == "prep" and prep.lower_ == "of":
-                    for obj in prep.children:
-                        if obj.dep_ == "pobj":
-                            return self._thing(obj)
-        phrase = self._phrase(tok)
-        if phrase is None:
-            return None
-        self.used.add(tok.i)
-        return self.b.entity(self._kind(tok), phrase, confidence=0.55)
-
-    def _phrase(self, tok: Token) -> str | None:
-        if tok.pos_ == "PROPN" and tok.text[:1].isupper():
-            words = [t for t in tok.lefts if t.dep_ == "compound" and t.pos_ == "PROPN"]
-            text = " ".join(t.text for t in [*words, tok])
-        else:
-            words = []
-            for left in tok.lefts:
-                if (
-                    left.dep_ not in {"compound", "nmod", "amod"}
-                    or not left.is_alpha
-                    or left.pos_ in {"PRON", "DET", "NUM", "PUNCT"}
-                    or left.lower_ in STOP_WORDS
-                    or (left.dep_ == "amod" and word_zipf(left.text) >= _EVALUATIVE_ZIPF)
-                ):
-                    continue
-                words.append(left)
-            words = sorted(words, key=lambda t: t.i)[-(_PHRASE_WORDS - 1) :]
-            text = " ".join(
-                [*(t.text if t.pos_ == "PROPN" else t.lower_ for t in words), tok.lower_]
-            )
-        text = _clean_name(text.replace(" 's", "'s"))
-        head = tok.lower_
-        if (
-            not text
-            or len(text) < 2
-            or head in STOP_WORDS
-            or head in _GENERIC_NOUNS
-            or head in _MORE_GENERIC
-            or not any(c.isalpha() for c in text)
-            or len(text.split()) > _PHRASE_WORDS
-            or normalise_name(text) in self.participants
-        ):
-            return None
-        return text if _plausible(text) else None
-
-    def _kind(self, tok: Token) -> str:
-        lemma = tok.lemma_.lower()
-        if lemma in _ORG_NOUNS:
-            return "ORG"
-        if lemma in _PLACE_NOUNS:
-            return "PLACE"
-        if lemma in _EVENT_NOUNS or tok.lower_ in _EVENT_NOUNS:
-            return "EVENT"
-        if tok.tag_ == "VBG" or (tok.lower_.endswith("ing") and tok.pos_ == "NOUN"):
-            return "TOPIC"  # an activity: painting, hiking, pottery classes stay THING
-        return "THING"
 
     # -- clauses -------------------------------------------------------------------------------
 
