@@ -20,9 +20,10 @@ reads them from the raw batch):
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Protocol
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from memory.core.cleaning import BATCH_FORMAT
 
@@ -31,8 +32,10 @@ __all__ = [
     "SELF_REF",
     "ExtractionResult",
     "Extractor",
+    "Transcript",
     "Turn",
     "empty_batch",
+    "resolve_zone",
 ]
 
 SELF_REF = "user"
@@ -67,7 +70,23 @@ class ExtractionResult:
     notes: list[str] = field(default_factory=list)
 
 
-class Extractor(Protocol):
+@dataclass(frozen=True)
+class Transcript:
+    """One ended conversation as an extractor reads it: the arguments of
+    ``Extractor.extract``."""
+
+    turns: list[Turn]
+    started_at: datetime
+    ended_at: datetime
+    time_zone: str = "UTC"
+    neighbourhood: str = ""
+    self_name: str | None = None
+
+
+class Extractor(ABC):
+    """The interface: ``extract`` takes the conversation, ``_extract`` (each extractor's own)
+    reads it as a ``Transcript``."""
+
     name: str
 
     def extract(
@@ -87,7 +106,27 @@ class Extractor(Protocol):
         neighbourhood: text of the existing graph around the conversation (data, never
         instructions). self_name: the account holder's known name, if any.
         """
-        ...
+        return self._extract(
+            Transcript(
+                turns=turns,
+                started_at=started_at,
+                ended_at=ended_at,
+                time_zone=time_zone,
+                neighbourhood=neighbourhood,
+                self_name=self_name,
+            )
+        )
+
+    @abstractmethod
+    def _extract(self, transcript: Transcript) -> ExtractionResult: ...
+
+
+def resolve_zone(name: str) -> ZoneInfo:
+    """The zone of a ``time_zone`` argument; an empty or unknown name is UTC."""
+    try:
+        return ZoneInfo(name or "UTC")
+    except (ZoneInfoNotFoundError, ValueError):
+        return ZoneInfo("UTC")
 
 
 def empty_batch(started_at: datetime, ended_at: datetime) -> dict:

@@ -19,7 +19,6 @@ failure before anything was recorded raises ``LLMError`` so the job can retry.
 from __future__ import annotations
 
 import time
-from datetime import datetime
 from typing import Any
 
 from django.conf import settings
@@ -28,7 +27,7 @@ from lib import llm
 from memory.extraction.anthropic.prompt import SYSTEM_PROMPT, build_prompt
 from memory.extraction.anthropic.session import _Session
 from memory.extraction.anthropic.tools import TOOLS
-from memory.extraction.base import ExtractionResult, Turn
+from memory.extraction.base import ExtractionResult, Extractor, Transcript
 
 __all__ = ["MAX_ROUNDS", "AnthropicExtractor"]
 
@@ -61,7 +60,7 @@ class _BudgetSpent(Exception):
     """The overall extraction budget ran out in the middle of a round."""
 
 
-class AnthropicExtractor:
+class AnthropicExtractor(Extractor):
     """Claude with tools; see the module docstring for the loop and its failure policy."""
 
     name = "anthropic"
@@ -69,34 +68,19 @@ class AnthropicExtractor:
     def __init__(self, *, max_rounds: int = MAX_ROUNDS):
         self.max_rounds = max_rounds
 
-    def extract(
-        self,
-        *,
-        turns: list[Turn],
-        started_at: datetime,
-        ended_at: datetime,
-        time_zone: str = "UTC",
-        neighbourhood: str = "",
-        self_name: str | None = None,
-    ) -> ExtractionResult:
+    def _extract(self, transcript: Transcript) -> ExtractionResult:
         """Raises ``LLMUnavailable`` without a key and ``LLMError`` when the model fails
         before anything was recorded."""
         if not llm.llm_enabled():
             raise llm.LLMUnavailable()
-        session = _Session(turns, started_at, ended_at, neighbourhood)
+        session = _Session(transcript)
         result = ExtractionResult(batch=session.batch, notes=session.notes)
-        if not turns:
+        if not transcript.turns:
             return result
         messages: list[dict] = [
             {
                 "role": "user",
-                "content": build_prompt(
-                    turns=turns,
-                    started_at=started_at,
-                    time_zone=time_zone,
-                    neighbourhood=neighbourhood,
-                    self_name=self_name,
-                ),
+                "content": build_prompt(transcript),
             }
         ]
         budget = float(settings.ANTHROPIC_EXTRACTION_TIMEOUT)

@@ -3,11 +3,8 @@
 
 from __future__ import annotations
 
-from datetime import datetime
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
-
 from memory.core.injection import neutralise_tags
-from memory.extraction.base import Turn
+from memory.extraction.base import Transcript, resolve_zone
 
 __all__ = ["SYSTEM_PROMPT", "build_prompt"]
 
@@ -68,35 +65,24 @@ def _quote(text: str) -> str:
     return neutralise_tags(text, ("user_turns", "existing_graph"))
 
 
-def _zone(name: str) -> ZoneInfo:
-    try:
-        return ZoneInfo(name or "UTC")
-    except (ZoneInfoNotFoundError, ValueError):
-        return ZoneInfo("UTC")
-
-
-def build_prompt(
-    *,
-    turns: list[Turn],
-    started_at: datetime,
-    time_zone: str = "UTC",
-    neighbourhood: str = "",
-    self_name: str | None = None,
-) -> str:
+def build_prompt(transcript: Transcript) -> str:
     """The first user message of an extraction: date, time zone, who the user is, the
     existing graph (quoted), then each turn as ``[message id] text``."""
-    zone = _zone(time_zone)
-    local = started_at.astimezone(zone)
+    zone = resolve_zone(transcript.time_zone)
+    local = transcript.started_at.astimezone(zone)
     lines = [
         f"Conversation date: {local.strftime('%A %Y-%m-%d')}, started {local.strftime('%H:%M')} "
         f"in the user's time zone ({zone.key}).",
     ]
-    if self_name:
-        lines.append(f'The user\'s name is {self_name}; in edges, the user is still "user".')
+    if transcript.self_name:
+        lines.append(
+            f'The user\'s name is {transcript.self_name}; in edges, the user is still "user".'
+        )
     lines += ["", "<existing_graph>"]
-    lines.append(_quote(neighbourhood.strip()) if neighbourhood.strip() else "(nothing yet)")
+    neighbourhood = transcript.neighbourhood.strip()
+    lines.append(_quote(neighbourhood) if neighbourhood else "(nothing yet)")
     lines += ["</existing_graph>", "", "<user_turns>"]
-    for turn in turns:
+    for turn in transcript.turns:
         who = f" ({turn.speaker})" if turn.speaker else ""
         lines.append(f"[{turn.message_id}]{who} {_quote(turn.text)}")
     lines += [

@@ -7,7 +7,6 @@ model (and a note), so the model can correct itself.
 from __future__ import annotations
 
 import re
-from datetime import datetime
 from typing import Any
 
 from memory.core.cleaning import (
@@ -17,19 +16,21 @@ from memory.core.cleaning import (
     normalise_name,
     normalise_ws,
 )
-from memory.extraction.base import SELF_REF, Turn, empty_batch
+from memory.extraction.base import SELF_REF, Transcript, empty_batch
 
 
 class _ToolError(Exception):
     """A tool call's input cannot be used; the message goes back to the model."""
 
 
-def _text(value: Any, field: str, *, required: bool = True) -> str | None:
-    if value is None and not required:
-        return None
+def _text(value: Any, field: str) -> str:
     if not isinstance(value, str) or not value.strip():
         raise _ToolError(f"`{field}` must be a non-empty string")
     return value.strip()
+
+
+def _optional_text(value: Any, field: str) -> str | None:
+    return None if value is None else _text(value, field)
 
 
 def _number(value: Any, field: str) -> float | None:
@@ -59,12 +60,10 @@ def _object(value: Any, field: str) -> dict:
 class _Session:
     """The batch under construction and the tool implementations that write it."""
 
-    def __init__(
-        self, turns: list[Turn], started_at: datetime, ended_at: datetime, neighbourhood: str
-    ):
-        self.messages = {turn.message_id: turn.text for turn in turns}
-        self.batch = empty_batch(started_at, ended_at)
-        self.neighbourhood = normalise_name(neighbourhood)
+    def __init__(self, transcript: Transcript):
+        self.messages = {turn.message_id: turn.text for turn in transcript.turns}
+        self.batch = empty_batch(transcript.started_at, transcript.ended_at)
+        self.neighbourhood = normalise_name(transcript.neighbourhood)
         self.notes: list[str] = []
         self.finished = False
         self.recorded = 0  # items written (nodes, edges, updates, episode)
@@ -94,10 +93,7 @@ class _Session:
 
     def _add_node(self, args: dict) -> str:
         ref, name = _text(args.get("ref"), "ref"), _text(args.get("name"), "name")
-        assert ref is not None and name is not None
-        kind = _text(args.get("kind"), "kind")
-        assert kind is not None
-        kind = kind.upper()
+        kind = _text(args.get("kind"), "kind").upper()
         if kind not in KINDS:
             raise _ToolError(f"`kind` must be one of {', '.join(sorted(KINDS))}")
         if self._is_self(ref) or self._is_self(name):
@@ -114,7 +110,7 @@ class _Session:
             "aliases": _strings(args.get("aliases"), "aliases"),
             "properties": _object(args.get("properties"), "properties"),
             "confidence": _number(args.get("confidence"), "confidence"),
-            "hint": _text(args.get("hint"), "hint", required=False),
+            "hint": _optional_text(args.get("hint"), "hint"),
         }
         self._entities[ref] = entity
         self.batch["entities"].append(entity)
@@ -123,7 +119,6 @@ class _Session:
 
     def _end(self, value: Any, field: str) -> str:
         end = _text(value, field)
-        assert end is not None
         if end in self._entities or self._is_self(end):
             return end
         norm = normalise_name(end)
@@ -144,7 +139,6 @@ class _Session:
         if source == target or (self._is_self(source) and self._is_self(target)):
             raise _ToolError("an edge cannot join a node to itself")
         raw_label = _text(args.get("relation"), "relation")
-        assert raw_label is not None
         label = re.sub(r"[\s\-]+", "_", raw_label.upper()).strip("_")
         if not RELATION_LABEL.match(label):
             raise _ToolError(
@@ -152,7 +146,6 @@ class _Session:
             )
         message = _text(args.get("message"), "message")
         snippet = _text(args.get("snippet"), "snippet")
-        assert message is not None and snippet is not None
         if message not in self.messages:
             known = ", ".join(self.messages)
             raise _ToolError(f"`message` {message!r} is not one of the turns ({known})")
@@ -182,11 +175,10 @@ class _Session:
 
     def _update_node(self, args: dict) -> str:
         ref = _text(args.get("ref"), "ref")
-        assert ref is not None
         aliases = _strings(args.get("aliases"), "aliases")
         properties = _object(args.get("properties"), "properties")
         if self._is_self(ref):
-            name = _text(args.get("name"), "name", required=False)
+            name = _optional_text(args.get("name"), "name")
             if name:
                 self.batch["self_name"] = normalise_ws(name)
             known = self.batch.setdefault("self_aliases", [])
@@ -211,7 +203,6 @@ class _Session:
 
     def _record_episode(self, args: dict) -> str:
         summary = _text(args.get("summary"), "summary")
-        assert summary is not None
         importance = _number(args.get("importance"), "importance")
         tags = _strings(args.get("tags"), "tags")
         self.batch["episode"].update(

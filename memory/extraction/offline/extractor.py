@@ -4,13 +4,18 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from datetime import datetime
 from typing import Any
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from memory.core.cleaning import instruction_like, normalise_name, normalise_ws
 from memory.core.words import STOP_WORDS
-from memory.extraction.base import SELF_REF, ExtractionResult, Turn, empty_batch
+from memory.extraction.base import (
+    SELF_REF,
+    ExtractionResult,
+    Extractor,
+    Transcript,
+    empty_batch,
+    resolve_zone,
+)
 from memory.extraction.offline.builder import _Builder, _Sentence
 from memory.extraction.offline.general import GeneralReader
 from memory.extraction.offline.lexicon import _GENERIC_NOUNS
@@ -29,13 +34,6 @@ def _known_roles(neighbourhood: str, self_names: set[str]) -> dict[str, str]:
         if m and normalise_name(m[1]) in self_names:
             targets.setdefault(m[2], set()).add(m[3].strip())
     return {label: next(iter(found)) for label, found in targets.items() if len(found) == 1}
-
-
-def _zone(name: str) -> ZoneInfo:
-    try:
-        return ZoneInfo(name or "UTC")
-    except (ZoneInfoNotFoundError, ValueError):
-        return ZoneInfo("UTC")
 
 
 def _summary(leads: list[str], limit: int = 300) -> str:
@@ -64,23 +62,16 @@ def _tags(docs: list[Any], exclude: set[str], limit: int = 5) -> list[str]:
     return ranked[:limit]
 
 
-class OfflineExtractor:
-    """Deterministic spaCy extraction (see the module docstring for the patterns)."""
+class OfflineExtractor(Extractor):
+    """Deterministic spaCy extraction (see the package docstring for the patterns)."""
 
     name = "offline-spacy"
 
-    def extract(
-        self,
-        *,
-        turns: list[Turn],
-        started_at: datetime,
-        ended_at: datetime,
-        time_zone: str = "UTC",
-        neighbourhood: str = "",
-        self_name: str | None = None,
-    ) -> ExtractionResult:
-        zone = _zone(time_zone)
-        today = started_at.astimezone(zone).date()
+    def _extract(self, transcript: Transcript) -> ExtractionResult:
+        turns = transcript.turns
+        zone = resolve_zone(transcript.time_zone)
+        today = transcript.started_at.astimezone(zone).date()
+        self_name = transcript.self_name
         self_names = {"user"} | ({normalise_name(self_name)} if self_name else set())
         builder = _Builder(
             self_names=self_names,
@@ -90,7 +81,7 @@ class OfflineExtractor:
                 if t.speaker and t.speaker.strip()
             },
         )
-        known_roles = _known_roles(neighbourhood, self_names)
+        known_roles = _known_roles(transcript.neighbourhood, self_names)
         nlp = load_model()
         docs = list(nlp.pipe([turn.text for turn in turns]))
         leads: list[str] = []
@@ -136,7 +127,7 @@ class OfflineExtractor:
             if lead:
                 leads.append(lead if account_holder else f"{turn.speaker}: {lead}")
 
-        batch = empty_batch(started_at, ended_at)
+        batch = empty_batch(transcript.started_at, transcript.ended_at)
         relations = builder.relations
         planned = any(r["stability"] == "time_bound" for r in relations)
         importance = 0.3 + min(0.3, 0.05 * len(relations)) + (0.05 if planned else 0.0)

@@ -209,29 +209,22 @@ class _Facts(_SpecialCase):
         planned = not past and self._planned(verb)
         if not past and not planned:
             return
+        label, confidence, stability = (
+            ("VISITED", 0.7, "stable") if past else ("TRAVELS_TO", 0.65, "time_bound")
+        )
         for obj in targets:
             named = _name_at(obj)
             if named is None or named[1] not in {"GPE", "LOC", "FAC"}:
                 continue
             place = self.b.entity("PLACE", named[0], confidence=0.75)
-            if past:
-                self._emit(
-                    self.ctx.speaker,
-                    "VISITED",
-                    place,
-                    _span_text(verb, obj),
-                    confidence=0.7,
-                    stability="stable",
-                )
-            else:
-                self._emit(
-                    self.ctx.speaker,
-                    "TRAVELS_TO",
-                    place,
-                    _span_text(verb, obj),
-                    confidence=0.65,
-                    stability="time_bound",
-                )
+            self._emit(
+                self.ctx.speaker,
+                label,
+                place,
+                _span_text(verb, obj),
+                confidence=confidence,
+                stability=stability,
+            )
 
     def _plan(self, verb: Token, lemma: str) -> None:
         if not lemma.isascii() or not lemma.isalpha():

@@ -27,11 +27,10 @@ have no clause with a "what".
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from memory.core.cleaning import normalise_name
-from memory.extraction.offline.builder import _Builder, _Sentence
 from memory.extraction.offline.general_lexicon import (
     _FUTURE_AUX,
     _GREETINGS,
@@ -63,29 +62,17 @@ class _Target:
     tok: Token
 
 
+@dataclass
 class GeneralReader(_Referents):
-    """Reads one sentence into the builder after the special cases have run.
+    """Reads one sentence into the builder after the special cases have run, which filed
+    ``already`` edges for it."""
 
-    ``people``: normalised name → name of the persons (not the speakers) the turn has named
-    so far and the previous turn named, for "he"/"she". ``other``: the ref "you" resolves to
-    (the previous turn's speaker in a replayed dialogue), or None. ``participants``:
-    normalised names of the dialogue's speakers, never a topic of their own sentences.
-    """
+    already: int = 0
+    budget: int = field(init=False)  # the most edges this reader may file
+    emitted: int = field(default=0, init=False)
 
-    def __init__(
-        self,
-        builder: _Builder,
-        ctx: _Sentence,
-        *,
-        people: dict[str, str],
-        other: str | None,
-        participants: set[str],
-        already: int = 0,
-    ):
-        super().__init__(builder, ctx, people=people, other=other, participants=participants)
-        self.budget = MAX_EDGES - already
-        self.already = already  # edges the special cases filed for this sentence
-        self.emitted = 0
+    def __post_init__(self) -> None:
+        self.budget = MAX_EDGES - self.already
 
     # -- entry ---------------------------------------------------------------------------------
 

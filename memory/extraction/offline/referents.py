@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from dataclasses import KW_ONLY, dataclass, field
 from typing import TYPE_CHECKING
 
 from memory.core.cleaning import normalise_name
@@ -32,27 +33,27 @@ if TYPE_CHECKING:
 
 _PHRASE_WORDS = 4
 _EVALUATIVE_ZIPF = 5.0  # adjectives this common ("new", "great", "big") say little of a thing
+_DIALOGUE_PRONOUNS = _FIRST_PERSON | _WE | _YOU
 
 
+@dataclass
 class _Referents:
     """Resolves the tokens of one sentence to entity refs, creating the entities in the
-    builder; ``used`` holds the tokens already resolved, so none is filed twice."""
+    builder; ``used`` holds the tokens already resolved, so none is filed twice.
 
-    def __init__(
-        self,
-        builder: _Builder,
-        ctx: _Sentence,
-        *,
-        people: dict[str, str],
-        other: str | None,
-        participants: set[str],
-    ):
-        self.b = builder
-        self.ctx = ctx
-        self.people = people
-        self.other = other
-        self.participants = participants
-        self.used: set[int] = set()
+    ``people``: normalised name → name of the persons (not the speakers) the turn has named
+    so far and the previous turn named, for "he"/"she". ``other``: the ref "you" resolves to
+    (the previous turn's speaker in a replayed dialogue), or None. ``participants``:
+    normalised names of the dialogue's speakers, never a topic of their own sentences.
+    """
+
+    b: _Builder
+    ctx: _Sentence
+    _: KW_ONLY
+    people: dict[str, str]
+    other: str | None
+    participants: set[str]
+    used: set[int] = field(default_factory=set, init=False)
 
     # -- who ---------------------------------------------------------------------------------
 
@@ -73,10 +74,8 @@ class _Referents:
                 return self.ctx.speaker
             return None
         low = tok.lower_
-        if low in _FIRST_PERSON or low in _WE:
-            return self.ctx.speaker
-        if low in _YOU:
-            return self.other
+        if low in _DIALOGUE_PRONOUNS:
+            return self._dialogue_ref(low)
         if low in _PRONOUN_THIRD:
             return self._third_person()
         if tok.pos_ == "PRON":
@@ -103,6 +102,11 @@ class _Referents:
             return self._thing(tok)  # "The support group gave me courage"
         return None
 
+    def _dialogue_ref(self, pronoun: str) -> str | None:
+        """The ref of one of ``_DIALOGUE_PRONOUNS``: first person ("I", "we") is the speaker,
+        "you" the other speaker (None when there is none)."""
+        return self.ctx.speaker if pronoun in _FIRST_PERSON or pronoun in _WE else self.other
+
     def _third_person(self) -> str | None:
         if len(self.people) != 1:
             return None
@@ -123,11 +127,8 @@ class _Referents:
         """The ref of the entity a noun token stands for, or None."""
         if tok.i in self.used:
             return None
-        low = tok.lower_
-        if low in _FIRST_PERSON or low in _WE:
-            return self.ctx.speaker
-        if low in _YOU:
-            return self.other
+        if tok.lower_ in _DIALOGUE_PRONOUNS:
+            return self._dialogue_ref(tok.lower_)
         if tok.pos_ == "PRON" or tok.pos_ not in {"NOUN", "PROPN", "VERB", "NUM", "X"}:
             return None
         ent = _ent_of(tok)
