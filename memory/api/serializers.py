@@ -66,23 +66,12 @@ class SnippetSerializer(serializers.Serializer):
     evidence = serializers.CharField(**RO)
 
 
-class EdgeSerializer(serializers.Serializer):
-    id = serializers.IntegerField(**RO)
+# The graph's edge with its ends named and its words: ``source`` and ``target`` replace the
+# ids in place (fields keep the graph edge's order). A comment, not a docstring: drf-spectacular
+# would publish a docstring as the schema's description.
+class EdgeSerializer(GraphEdgeSerializer):
     source = NodeRefSerializer(**RO)
     target = NodeRefSerializer(**RO)
-    relation = serializers.CharField(**RO)
-    strength = serializers.FloatField(
-        **RO, help_text="Current strength 0–100 (decayed since the last touch), 2 decimals."
-    )
-    strength_at_touch = serializers.FloatField(**RO)
-    last_touched_at = serializers.DateTimeField(**RO)
-    stability = serializers.ChoiceField(choices=Stability.choices, **RO)
-    confidence = serializers.FloatField(**RO)
-    dormant = serializers.BooleanField(
-        **RO, help_text="Flagged dormant, below strength 2.0, or expired."
-    )
-    superseded = serializers.BooleanField(**RO, help_text="Replaced by a newer memory.")
-    expires_at = serializers.DateTimeField(allow_null=True, **RO)
     occurred = serializers.CharField(
         **RO,
         help_text="When it happened, from what you said: YYYY-MM-DD, YYYY-MM, YYYY or "
