@@ -35,6 +35,7 @@ from memory.models import MergeDecision, MergeStatus, Node
 from memory.models.merges import InboxAnswer
 from memory.services import merge
 from memory.services.locks import user_lock
+from memory.services.merge.common import _log  # the one shape of a decision's log line
 from memory.services.neighbourhood import neighbourhoods
 
 __all__ = [
@@ -266,13 +267,6 @@ def _locked(user, decision) -> MergeDecision:
     return found
 
 
-def _log(decision: MergeDecision, *, user, now: datetime, action: str, why: str) -> None:
-    decision.log = [
-        *decision.log,
-        {"at": now.isoformat(), "by": user.get_username(), "action": action, "why": why},
-    ]
-
-
 def _choose_into(user, decision: MergeDecision, into: int | None) -> int:
     candidates = _candidate_ids(decision)
     held_id = _held_node_id(decision)
@@ -351,7 +345,7 @@ def answer(*, user, decision, answer: str, into: int | None = None, now: datetim
             why = "the owner was not sure: escalated to moderators"
         current = _locked(user, current)
         current.answer, current.answered_at = answer, now
-        _log(current, user=user, now=now, action=f"answered-{answer}", why=why)
+        _log(current, at=now, by=user, action=f"answered-{answer}", why=why)
         current.save(update_fields=["answer", "answered_at", "log"])
         return current
 
@@ -388,7 +382,7 @@ def undo(*, user, decision, now: datetime) -> MergeDecision:
         current.kept = None
         current.answer, current.answered_at = "", None
         current.decided_by, current.decided_at = None, None
-        _log(current, user=user, now=now, action="reopened", why=why)
+        _log(current, at=now, by=user, action="reopened", why=why)
         current.save(
             update_fields=[
                 "status",
