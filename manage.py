@@ -2,7 +2,7 @@
 """Django's command-line utility for Pegasus.
 
 Without DATABASE_URL every command starts (or reuses) the embedded PostgreSQL server first
-and applies any pending migrations to it; see pegasus_site/devdb.py (``prepare_schema``).
+and applies any pending migrations to it; see pegasus_site/devdb/schema.py (``prepare_schema``).
 """
 
 import os

@@ -149,9 +149,9 @@ TEMPLATES = [
 
 # --- Database -------------------------------------------------------------------------------
 # DATABASE_URL is always set by the time settings load: manage.py and the launchers start the
-# embedded server and export its URL when the operator did not set one (pegasus_site/devdb.py).
+# embedded server and export its URL when the operator did not set one (pegasus_site/devdb/).
 # Without DATABASE_URL, development and tests start or reuse the embedded server
-# (pegasus_site/devdb.py) so that manage.py, pytest and daphne all behave the same way.
+# (pegasus_site/devdb/server.py) so that manage.py, pytest and daphne all behave the same way.
 if not env_str("DATABASE_URL"):
     if PRODUCTION:
         raise ImproperlyConfigured("DATABASE_URL must be set when PEGASUS_ENV=production")
