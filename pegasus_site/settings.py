@@ -433,13 +433,14 @@ CHAT_DAILY_TOKEN_BUDGET = env_int("CHAT_DAILY_TOKEN_BUDGET", 200000)
 CHAT_SIGNIN_RECHECK_SECONDS = env_float("CHAT_SIGNIN_RECHECK_SECONDS", 5.0)
 WORKER_STALE_SECONDS = env_int("WORKER_STALE_SECONDS", 180)
 # How long corrections and merge decisions keep the words an undo needs; then a daily job
-# erases them in place (memory/services/corrections.py) and a merge can no longer be reverted.
+# erases them in place (memory/services/corrections/history.py) and a merge can no longer be
+# reverted.
 MEMORY_UNDO_WINDOW_DAYS = env_int("MEMORY_UNDO_WINDOW_DAYS", 30)
 # A held merge decision waits this long for its owner's answer in the explorer's inbox before
 # moderators see it (memory/services/inbox.py, docs/moderation.md); "not sure" sends it at once.
 MERGE_INBOX_STAFF_AFTER_DAYS = env_int("MERGE_INBOX_STAFF_AFTER_DAYS", 14)
-# Import and edit caps (memory/services/graph_io.py, corrections.add_alias): a graph import
-# holds the user's write lock, and every alias is a key to embed.
+# Import and edit caps (memory/services/graph_io/parse.py, corrections.add_alias): a graph
+# import holds the user's write lock, and every alias is a key to embed.
 GRAPH_MAX_ALIASES_PER_NODE = env_int("GRAPH_MAX_ALIASES_PER_NODE", 100)
 GRAPH_MAX_PROPERTIES_BYTES = env_int("GRAPH_MAX_PROPERTIES_BYTES", 16 * 1024)
 GRAPH_IMPORT_MAX_NODES = env_int("GRAPH_IMPORT_MAX_NODES", 20_000)
