@@ -48,3 +48,49 @@ def test_a_graph_snippet_close_in_meaning_outranks_an_equal_one_that_is_not(alic
     assert edges[:2] == [paint_edge.pk, car_edge.pk]
     scores = {s["edge"]: s["score"] for s in record.context_snippets}
     assert scores[paint_edge.pk] > scores[car_edge.pk]
+
+
+HUB_SAID = [
+    ("LIKES", "jazz", "I have loved jazz records since I was a teenager."),
+    ("VISITED", "Lisbon", "We spent a rainy week in Lisbon in March."),
+    ("OWNS", "bike", "My old bike still gets me to the studio every day."),
+    ("KNOWS", "Priya", "Priya and I met at the climbing gym."),
+    ("COOKS", "curry", "Friday nights are for a big pot of lentil curry."),
+    ("READS", "novels", "I read crime novels on the train."),
+    ("PLAYS", "chess", "Chess in the park with the neighbours is a Sunday thing."),
+    ("RESEARCHED", "agencies", "I researched adoption agencies to start building a family."),
+]
+
+
+def _hub(user):
+    """Caroline, a hub: one edge each to eight things nobody else links to, each with the
+    turn she said it in."""
+    _, messages = ended_conversation(
+        user, [(Role.USER, text, "Caroline", False) for _, _, text in HUB_SAID]
+    )
+    caroline = make_node(user, "Caroline")
+    edges = {}
+    for (relation, name, _), message in zip(HUB_SAID, messages, strict=True):
+        edges[name] = _edge_from(user, caroline, relation, make_node(user, name, "THING"), message)
+    return edges
+
+
+def test_the_graph_alone_answers_what_a_hub_said_by_relevance(alice):
+    # Only Caroline is named: her eight neighbours share her activation (each below the fire
+    # threshold), so by the weaker-end rule no edge of hers would compete. Alone, the graph
+    # counts an edge by its stronger end too, and the snippet's meaning picks the answer.
+    edges = _hub(alice)
+    question = "What did Caroline look into about adopting a child?"
+
+    alone = recall(user=alice, message=question, now=NOW, options=ReadOptions(strategy="graph"))
+    first = next(s for s in alone.context_snippets if s["source"] == "edge")
+    assert first["edge"] == edges["agencies"].pk
+
+    # The weaker-end rule (what the default Read uses beside its sentences) finds none of them.
+    weaker = recall(
+        user=alice,
+        message=question,
+        now=NOW,
+        options=ReadOptions(strategy="graph", graph_only_end_mix=0.0),
+    )
+    assert [s for s in weaker.context_snippets if s["source"] == "edge"] == []
