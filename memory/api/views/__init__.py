@@ -7,7 +7,8 @@ through the services (``memory.services.corrections``, ``merge``, ``inbox``, ``g
 
 Layout, one module a resource: ``graph`` (the whole graph for the explorer), ``nodes``,
 ``edges``, ``merges`` (merging two nodes and undoing a merge), ``inbox`` (the merge inbox),
-``episodes``, ``recall``, ``graph_io`` (export and import); ``payloads`` builds the dicts the
-output serializers read, and ``common`` holds the schema tag and query parsing every view
-shares. ``memory.api.urls`` imports the views from their modules.
+``episodes``, ``recall``, ``graph_io`` (export and import); ``common`` holds the schema tag
+and query parsing every view shares. The dicts the output serializers read, and the queries
+behind them, come from ``memory.services.presentation``. ``memory.api.urls`` imports the
+views from their modules.
 """

@@ -15,10 +15,10 @@ from rest_framework.response import Response
 from lib.api import ApiMixin, ErrorSerializer
 from memory.api import serializers as s
 from memory.api.views.common import TAGS, _query
-from memory.api.views.payloads import _edges, edge_payload
 from memory.models import Edge, Node
 from memory.services import corrections
 from memory.services.decay import dormancy_sql
+from memory.services.presentation import edge_payload, edges_with_ends
 
 __all__ = ["EdgeDetailView", "EdgeListView"]
 
@@ -33,7 +33,7 @@ class EdgeListView(ApiMixin, ListAPIView):
     serializer_class = s.EdgeSerializer
 
     def get_queryset(self):
-        return _edges(self.request.user).order_by("id")
+        return edges_with_ends(self.request.user).order_by("id")
 
     @extend_schema(
         tags=TAGS,
@@ -75,7 +75,7 @@ class EdgeDetailView(ApiMixin, GenericAPIView):
     serializer_class = s.EdgeSerializer
 
     def get_queryset(self):
-        return _edges(self.request.user)
+        return edges_with_ends(self.request.user)
 
     @extend_schema(tags=TAGS, responses=s.EdgeSerializer)
     def get(self, request, edge_id):

@@ -12,8 +12,8 @@ from rest_framework.response import Response
 from lib.api import ApiView, ErrorSerializer
 from memory.api import serializers as s
 from memory.api.views.common import TAGS, _query
-from memory.api.views.payloads import _edge_state
 from memory.models import Edge, Node
+from memory.services.presentation import edge_state
 
 __all__ = ["GraphView"]
 
@@ -68,7 +68,7 @@ class GraphView(ApiView):
             "superseded_by_id",
             "expires_at",
         ):
-            strength, dormant = _edge_state(s0, stability, touched, expires_at, flagged, as_of)
+            strength, dormant = edge_state(s0, stability, touched, expires_at, flagged, as_of)
             superseded = superseded_id is not None
             if not dormant and not superseded:
                 degree[source] += 1

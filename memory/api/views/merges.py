@@ -13,9 +13,9 @@ from rest_framework.response import Response
 from lib.api import ApiMixin, Conflict, ErrorSerializer
 from memory.api import serializers as s
 from memory.api.views.common import TAGS
-from memory.api.views.payloads import merge_payload
 from memory.models import MergeDecision, Node
 from memory.services.merge import MergeError, merge_nodes, revert_merge
+from memory.services.presentation import merge_payload
 
 __all__ = ["MergeRevertView", "NodeMergeView"]
 

@@ -14,9 +14,9 @@ from rest_framework.response import Response
 from lib.api import ApiMixin, ErrorSerializer
 from memory.api import serializers as s
 from memory.api.views.common import TAGS, _query
-from memory.api.views.payloads import degrees, node_detail
 from memory.models import Node, NodeKind
 from memory.services import corrections
+from memory.services.presentation import degrees, node_detail
 
 __all__ = ["NodeDetailView", "NodeListView"]
 

@@ -1,5 +1,7 @@
-"""Presenting rows: the dicts the output serializers read, with current strength and
-dormancy judged at the ``now`` the view passes in (SPEC §5.2)."""
+"""The graph as the API and the explorer present it: the dicts the memory API's output
+serializers read (an edge with its current strength, a node with its degree, episodes and
+merges, a merge decision), with current strength and dormancy judged at the ``now`` the view
+passes in (SPEC §5.2). Reads only; the queries go through the owner gate."""
 
 from __future__ import annotations
 
@@ -12,7 +14,7 @@ from memory.core.decay import is_dormant, strength_at
 from memory.models import Edge, Episode, MergeDecision, Node
 
 
-def _edge_state(
+def edge_state(
     s0: float, stability: str, touched: datetime, expires_at, flagged: bool, now: datetime
 ) -> tuple[float, bool]:
     """(current strength rounded to 2 places, dormant at ``now``): flagged, below 2.0, or
@@ -25,7 +27,7 @@ def _edge_state(
 def _live(s0, stability, touched, expires_at, flagged, superseded_id, now) -> bool:
     if flagged or superseded_id is not None:
         return False
-    return not _edge_state(s0, stability, touched, expires_at, False, now)[1]
+    return not edge_state(s0, stability, touched, expires_at, False, now)[1]
 
 
 def degrees(user, node_ids: list[int], now: datetime) -> dict[int, int]:
@@ -58,7 +60,7 @@ def degrees(user, node_ids: list[int], now: datetime) -> dict[int, int]:
 def edge_payload(edge: Edge, user, now: datetime) -> dict:
     """An edge as ``EdgeSerializer`` shows it (``source``/``target`` and ``snippet`` must be
     loaded with ``select_related``)."""
-    strength, dormant = _edge_state(
+    strength, dormant = edge_state(
         edge.strength_at_touch,
         edge.stability,
         edge.last_touched_at,
@@ -89,7 +91,7 @@ def edge_payload(edge: Edge, user, now: datetime) -> dict:
     }
 
 
-def _edges(user):
+def edges_with_ends(user):
     return Edge.objects.for_user(user).select_related("source", "target", "snippet")
 
 
@@ -102,7 +104,7 @@ def node_detail(user, node: Node, now: datetime) -> dict:
         .order_by(F("started_at").asc(nulls_last=True), "id")
         .values("id", "summary", "started_at", "ended_at", "conversation_id")
     )
-    edges = _edges(user).filter(Q(source=node) | Q(target=node)).order_by("id")
+    edges = edges_with_ends(user).filter(Q(source=node) | Q(target=node)).order_by("id")
     merges = MergeDecision.objects.for_user(user).filter(kept=node).order_by("-created_at", "-id")
     return {
         "id": node.pk,
