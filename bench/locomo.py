@@ -41,6 +41,8 @@ from pathlib import Path
 
 import numpy as np
 
+from memory.core.dates import MONTHS
+
 __all__ = [
     "CATEGORIES",
     "DenseRanker",
@@ -85,27 +87,6 @@ _DATE = re.compile(
     r"^\s*(\d{1,2}):(\d{2})\s*([ap])\.?\s*m\.?\s+on\s+(\d{1,2})\s+([a-z]+)\.?,?\s+(\d{4})\s*$",
     re.IGNORECASE,
 )
-_MONTHS = {
-    name: i
-    for i, names in enumerate(
-        [
-            ("january", "jan"),
-            ("february", "feb"),
-            ("march", "mar"),
-            ("april", "apr"),
-            ("may",),
-            ("june", "jun"),
-            ("july", "jul"),
-            ("august", "aug"),
-            ("september", "sep", "sept"),
-            ("october", "oct"),
-            ("november", "nov"),
-            ("december", "dec"),
-        ],
-        start=1,
-    )
-    for name in names
-}
 
 
 class LocomoFormatError(ValueError):
@@ -120,14 +101,14 @@ def parse_session_date(text: str) -> datetime:
     assumed). Month names may be abbreviated, the comma and the dots of "p.m." are optional.
     Raises ``LocomoFormatError`` for anything else."""
     m = _DATE.match(text or "")
-    if m is None or m[5].lower() not in _MONTHS:
+    if m is None or m[5].lower() not in MONTHS:
         raise LocomoFormatError(f"unreadable session date {text!r}")
     hour, minute = int(m[1]), int(m[2])
     if not 1 <= hour <= 12 or minute > 59:
         raise LocomoFormatError(f"unreadable session date {text!r}")
     hour = hour % 12 + (12 if m[3].lower() == "p" else 0)
     try:
-        return datetime(int(m[6]), _MONTHS[m[5].lower()], int(m[4]), hour, minute, tzinfo=UTC)
+        return datetime(int(m[6]), MONTHS[m[5].lower()], int(m[4]), hour, minute, tzinfo=UTC)
     except ValueError as exc:
         raise LocomoFormatError(f"unreadable session date {text!r}: {exc}") from None
 

@@ -6,10 +6,11 @@ from __future__ import annotations
 import re
 from datetime import date, timedelta
 
-__all__ = ["resolve_date", "resolve_occurred"]
+__all__ = ["MONTHS", "resolve_date", "resolve_occurred"]
 
 _WEEKDAYS = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
-_MONTHS = {
+# Month names and abbreviations → 1–12 (bench.locomo reads LoCoMo's session dates with it).
+MONTHS = {
     name: number
     for number, names in enumerate(
         [
@@ -46,7 +47,7 @@ _COUNTS = {
     "couple of": 2,
     "few": 3,
 }
-_MONTH_RE = "|".join(sorted(_MONTHS, key=len, reverse=True))
+_MONTH_RE = "|".join(sorted(MONTHS, key=len, reverse=True))
 _ISO_DATE = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")
 _MONTH_DAY = re.compile(rf"\b({_MONTH_RE})\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?\b")
 _DAY_MONTH = re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?({_MONTH_RE})\b")
@@ -55,6 +56,15 @@ _IN_N = re.compile(
     r"a\s+couple\s+of|a\s+few)\s+(day|week|month|year)s?\b"
 )
 _WEEKDAY = re.compile(r"\b(last|next|this|coming)?\s*(" + "|".join(_WEEKDAYS) + r")\b")
+
+
+def _named_day(t: str) -> tuple[int, int] | None:
+    """(month, day) of a day named by its month ("march 3rd", first; "the 3rd of march")."""
+    if month_day := _MONTH_DAY.search(t):
+        return MONTHS[month_day[1]], int(month_day[2])
+    if day_month := _DAY_MONTH.search(t):
+        return MONTHS[day_month[2]], int(day_month[1])
+    return None
 
 
 def _month_end(year: int, month: int) -> date:
@@ -89,14 +99,8 @@ def resolve_date(text: str, today: date) -> date | None:
             return date(int(m[1]), int(m[2]), int(m[3]))
         except ValueError:
             return None
-    month_day = _MONTH_DAY.search(t)
-    day_month = _DAY_MONTH.search(t)
-    if month_day or day_month:
-        month, day = (
-            (_MONTHS[month_day[1]], int(month_day[2]))
-            if month_day
-            else (_MONTHS[day_month[2]], int(day_month[1]))  # type: ignore[index]
-        )
+    if named := _named_day(t):
+        month, day = named
         try:
             found = date(today.year, month, day)
         except ValueError:
@@ -216,14 +220,8 @@ def resolve_occurred(text: str, today: date, *, future: bool = False) -> str:
             return _day(date(int(m[1]), int(m[2]), int(m[3])))
         except ValueError:
             return ""
-    month_day = _MONTH_DAY.search(t)
-    day_month = _DAY_MONTH.search(t)
-    if month_day or day_month:
-        month, number = (
-            (_MONTHS[month_day[1]], int(month_day[2]))
-            if month_day
-            else (_MONTHS[day_month[2]], int(day_month[1]))
-        )  # type: ignore[index]
+    if named := _named_day(t):
+        month, number = named
         year_m = re.search(rf"{number}(?:st|nd|rd|th)?,?\s+(?:of\s+)?\w*,?\s*((?:19|20)\d{{2}})", t)
         try:
             found = date(int(year_m[1]) if year_m else today.year, month, number)
@@ -290,7 +288,7 @@ def resolve_occurred(text: str, today: date, *, future: bool = False) -> str:
         end_year = year + 1 if season == "winter" else year
         return _span(start, _month_end(end_year, last_month))
     if m := _IN_MONTH.search(t):
-        month = _MONTHS[m[1]]
+        month = MONTHS[m[1]]
         year = today.year
         if future and month < today.month:
             year += 1
