@@ -10,7 +10,7 @@ from django.contrib import admin
 from django.db.models import Case, Count, F, Value, When
 
 from chat.models import Conversation, Message
-from lib.admin import USER_FILTER, ReadOnlyAdmin, admin_link, pretty_json
+from lib.admin import USER_FILTER, NoEdits, ReadOnlyAdmin, admin_link, pretty_json
 from ops.audit import TRANSCRIPT_PERMISSION
 
 
@@ -18,22 +18,13 @@ def can_read_transcripts(request) -> bool:
     return request.user.has_perm(TRANSCRIPT_PERMISSION)
 
 
-class MessageInline(admin.TabularInline):
+class MessageInline(NoEdits, admin.TabularInline):
     model = Message
     fields = ("created_at", "role", "speaker", "text", "offline", "input_tokens", "output_tokens")
     readonly_fields = fields
     ordering = ("created_at", "id")
     extra = 0
     show_change_link = True
-
-    def has_add_permission(self, request, obj=None):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False
 
 
 @admin.register(Conversation)

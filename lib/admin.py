@@ -1,6 +1,6 @@
 """Admin helpers several apps share (memory, chat, ops): the read-only base class every
-moderator-console model admin uses, JSON and link rendering for read-only pages, and the
-owner filter.
+moderator-console model admin uses (its ``NoEdits`` for inlines too), JSON and link rendering
+for read-only pages, and the owner filter.
 
 ``ReadOnlyAdmin`` logs every page through ``ops.audit`` (the audit log is a model of the ops
 app), so this module imports ``ops``: the one place ``lib`` depends on an app."""
@@ -18,9 +18,9 @@ from django.utils.html import format_html
 from ops.audit import AuditedAdminMixin
 
 
-class ReadOnlyAdmin(AuditedAdminMixin, admin.ModelAdmin):
-    """Browse and search only: edits to memory and chat rows go through services. Every
-    page of a user's rows is logged (``ops.audit``: who looked at whose content, when)."""
+class NoEdits:
+    """No adds, changes or deletes from the console, for a model admin or an inline: the
+    rows change only through services."""
 
     def has_add_permission(self, request, obj=None):
         return False
@@ -30,6 +30,11 @@ class ReadOnlyAdmin(AuditedAdminMixin, admin.ModelAdmin):
 
     def has_delete_permission(self, request, obj=None):
         return False
+
+
+class ReadOnlyAdmin(AuditedAdminMixin, NoEdits, admin.ModelAdmin):
+    """Browse and search only: edits to memory and chat rows go through services. Every
+    page of a user's rows is logged (``ops.audit``: who looked at whose content, when)."""
 
 
 def pretty_json(value: Any):
