@@ -46,6 +46,11 @@ class Episode(models.Model):
 
     objects = OwnedQuerySet.as_manager()
 
+    CONTENT_FIELDS = ("summary", "importance", "tags", "started_at", "ended_at")
+    """What an episode records of its conversation, beside the extraction job's state: named
+    alike in the table and the graph file; the bulk writers (``memory.services.graph_io``'s
+    import, ``bench.synthetic``) fill these columns."""
+
     class Meta:
         constraints = [
             models.CheckConstraint(

@@ -44,6 +44,19 @@ class Node(models.Model):
 
     objects = OwnedQuerySet.as_manager()
 
+    CONTENT_FIELDS = (
+        "kind",
+        "name",
+        "normalised_name",
+        "aliases",
+        "properties",
+        "confidence",
+        "provisional",
+        "is_self",
+    )
+    """A node's own values beside its owner, episodes and times, named alike in the table: the
+    columns the bulk writers (``memory.services.graph_io``'s import, ``bench.synthetic``) fill."""
+
     class Meta:
         constraints = [
             models.UniqueConstraint(

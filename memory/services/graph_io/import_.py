@@ -171,17 +171,7 @@ def import_graph(
 
         _copy_rows(
             Episode,
-            [
-                "id",
-                "user",
-                "summary",
-                "importance",
-                "tags",
-                "started_at",
-                "ended_at",
-                "status",
-                "created_at",
-            ],
+            ["id", "user", *Episode.CONTENT_FIELDS, "status", "created_at"],
             (
                 (
                     episode_id[e.label],
@@ -199,20 +189,7 @@ def import_graph(
         )
         _copy_rows(
             Node,
-            [
-                "id",
-                "user",
-                "kind",
-                "name",
-                "normalised_name",
-                "aliases",
-                "properties",
-                "confidence",
-                "provisional",
-                "is_self",
-                "created_at",
-                "updated_at",
-            ],
+            ["id", "user", *Node.CONTENT_FIELDS, "created_at", "updated_at"],
             (
                 (
                     node_id[n.label],
