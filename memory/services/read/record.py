@@ -58,7 +58,7 @@ class ReadOptions:
     graph_weight: float = _setting("MEMORY_GRAPH_WEIGHT", 0.5)
     graph_lines: int = _setting("MEMORY_GRAPH_LINES", 3)
     graph_snippets: int = _setting("MEMORY_GRAPH_SNIPPETS", 400)
-    # Strategy "graph" alone (memory.services.read.ranking._pool): how much of an edge's
+    # Strategy "graph" alone (memory.services.read.candidates._pool): how much of an edge's
     # stronger end counts, and how many edges (and snippet rows) compete.
     graph_only_end_mix: float = _setting("MEMORY_GRAPH_ONLY_END_MIX", 0.7)
     graph_only_edges: int = _setting("MEMORY_GRAPH_ONLY_EDGES", 1000)
