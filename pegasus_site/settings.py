@@ -416,6 +416,10 @@ MEMORY_GRAPH_FLOOR = env_float("MEMORY_GRAPH_FLOOR", 0.05)
 MEMORY_GRAPH_WEIGHT = env_float("MEMORY_GRAPH_WEIGHT", 0.5)
 MEMORY_GRAPH_LINES = env_int("MEMORY_GRAPH_LINES", 3)
 MEMORY_GRAPH_SNIPPETS = env_int("MEMORY_GRAPH_SNIPPETS", 400)
+# Strategy "graph" alone: how much an edge's stronger end counts, how many edges compete
+# (memory.services.read.candidates._pool; docs/BENCHMARKS.md, "the graph alone").
+MEMORY_GRAPH_ONLY_END_MIX = env_float("MEMORY_GRAPH_ONLY_END_MIX", 0.7)
+MEMORY_GRAPH_ONLY_EDGES = env_int("MEMORY_GRAPH_ONLY_EDGES", 1000)
 # One stored sentence competes per MEMORY_SENTENCE_TOKENS of the budget (docs/BENCHMARKS.md).
 MEMORY_SENTENCE_TOKENS = env_int("MEMORY_SENTENCE_TOKENS", 20)
 EXACT_SCAN_MAX_KEYS = env_int("EXACT_SCAN_MAX_KEYS", 20000)
