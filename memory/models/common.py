@@ -1,6 +1,6 @@
 """Column and table shapes several memory models share, written once: an optional link that
 outlives its target, the "when it happened" text, the cosine HNSW index over a 384-d vector,
-and the node/edge-in-an-episode membership models."""
+and the abstract node/edge-in-an-episode membership row."""
 
 from django.conf import settings
 from django.db import models
@@ -32,7 +32,8 @@ def cosine_hnsw(name: str, field: str) -> HnswIndex:
 
 class EpisodeMembership(models.Model):
     """A node or an edge (``member``: the subclass's foreign key to it) was seen in an
-    episode; one row per pair. The concrete models come from ``episode_membership``."""
+    episode; one row per pair. Constraint and index names start ``{member}_episode_``, and
+    both foreign keys' reverse names are ``{member}_episodes``."""
 
     member = ""
 
@@ -46,42 +47,16 @@ class EpisodeMembership(models.Model):
     def __str__(self) -> str:
         return f"{self.member} {getattr(self, f'{self.member}_id')} in episode {self.episode_id}"
 
+    @staticmethod
+    def episode_link(member: str) -> models.ForeignKey:
+        return models.ForeignKey(
+            "memory.Episode", on_delete=models.CASCADE, related_name=f"{member}_episodes"
+        )
 
-def episode_membership(model: type[models.Model], doc: str) -> type[EpisodeMembership]:
-    """The membership model of ``model`` (``NodeEpisode`` for ``Node``), declared in its module.
+    @staticmethod
+    def constraints_for(member: str) -> list:
+        return [models.UniqueConstraint(fields=[member, "episode"], name=f"{member}_episode_once")]
 
-    Its foreign keys are ``<member>`` (``node``) and ``episode``, both with the reverse name
-    ``<member>_episodes``; one row per pair (``<member>_episode_once``) and an index on
-    (user, episode) (``<member>_episode_user_episode``).
-    """
-    member = model.__name__.lower()
-    name = f"{model.__name__}Episode"
-    meta = type(
-        "Meta",
-        (),
-        {
-            "constraints": [
-                models.UniqueConstraint(fields=[member, "episode"], name=f"{member}_episode_once")
-            ],
-            "indexes": [
-                models.Index(fields=["user", "episode"], name=f"{member}_episode_user_episode")
-            ],
-        },
-    )
-    return type(
-        name,
-        (EpisodeMembership,),
-        {
-            "__module__": model.__module__,
-            "__qualname__": name,
-            "__doc__": doc,
-            "member": member,
-            member: models.ForeignKey(
-                model, on_delete=models.CASCADE, related_name=f"{member}_episodes"
-            ),
-            "episode": models.ForeignKey(
-                "memory.Episode", on_delete=models.CASCADE, related_name=f"{member}_episodes"
-            ),
-            "Meta": meta,
-        },
-    )
+    @staticmethod
+    def indexes_for(member: str) -> list:
+        return [models.Index(fields=["user", "episode"], name=f"{member}_episode_user_episode")]

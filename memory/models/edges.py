@@ -4,7 +4,7 @@ from django.db.models import F, Q
 
 from lib.owned import OwnedQuerySet
 from memory.core.cleaning import OCCURRED_PATTERN
-from memory.models.common import episode_membership, occurred_field, optional_link
+from memory.models.common import EpisodeMembership, occurred_field, optional_link
 
 RELATION_PATTERN = r"^[A-Z][A-Z0-9]*(_[A-Z0-9]+){0,3}$"
 
@@ -116,4 +116,13 @@ class Edge(models.Model):
         return f"{self.source_id} -[{self.relation}]-> {self.target_id}"
 
 
-EdgeEpisode = episode_membership(Edge, "An edge was observed in an episode.")
+class EdgeEpisode(EpisodeMembership):
+    """An edge was observed in an episode."""
+
+    member = "edge"
+    edge = models.ForeignKey(Edge, on_delete=models.CASCADE, related_name="edge_episodes")
+    episode = EpisodeMembership.episode_link("edge")
+
+    class Meta:
+        constraints = EpisodeMembership.constraints_for("edge")
+        indexes = EpisodeMembership.indexes_for("edge")

@@ -4,7 +4,7 @@ from django.db import models
 from django.db.models import Q
 
 from lib.owned import OwnedQuerySet
-from memory.models.common import episode_membership
+from memory.models.common import EpisodeMembership
 
 
 class NodeKind(models.TextChoices):
@@ -77,6 +77,13 @@ class Node(models.Model):
         return f"{self.name} ({self.kind})"
 
 
-NodeEpisode = episode_membership(
-    Node, "A node appeared in an episode (the conversation it came from)."
-)
+class NodeEpisode(EpisodeMembership):
+    """A node appeared in an episode (the conversation it came from)."""
+
+    member = "node"
+    node = models.ForeignKey(Node, on_delete=models.CASCADE, related_name="node_episodes")
+    episode = EpisodeMembership.episode_link("node")
+
+    class Meta:
+        constraints = EpisodeMembership.constraints_for("node")
+        indexes = EpisodeMembership.indexes_for("node")
