@@ -24,16 +24,16 @@ def extract_conversation(episode_id: int) -> int | None:
     """Extract one ended conversation's episode and commit it to the graph (SPEC §3, §5.5).
 
     Idempotent: a done episode is never extracted again, and two deliveries of the task can
-    never both run it (``memory.services.jobs.run_extraction`` claims the episode first). A
+    never both run it (``memory.services.jobs.extract_episode`` claims the episode first). A
     failure marks the episode failed and re-raises, so django-q2 records it and re-delivers;
     a delivery that finds the episode running elsewhere raises ``EpisodeBusy`` for the same
     reason.
     Returns the episode id when it ran (or was already handled), None when it is gone.
     """
     from memory.models import ExtractionStatus
-    from memory.services.jobs import EpisodeBusy, run_extraction
+    from memory.services.jobs import EpisodeBusy, extract_episode
 
-    episode = run_extraction(episode_id=episode_id, now=timezone.now())
+    episode = extract_episode(episode_id=episode_id, now=timezone.now())[0]
     if episode is not None and episode.status == ExtractionStatus.RUNNING:
         # Not claimed: another worker holds it and is not presumed dead yet. Acknowledging
         # this delivery would lose the job if that worker has in fact died.

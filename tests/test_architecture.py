@@ -65,7 +65,7 @@ GATE_EXCEPTIONS = {
         "the task runs an episode by id, whoever owns it"
     ),
     ("memory/services/jobs.py", "_fail_if_abandoned"): "the same task, by episode id",
-    ("memory/services/jobs.py", "_extract"): "the same task, by episode id",
+    ("memory/services/jobs.py", "_extract_and_write"): "the same task, by episode id",
     ("memory/services/decay.py", "users_with_edges"): "the nightly decay visits every user",
     ("memory/services/keys.py", "reembed"): "re-embedding after a model change: every user",
     ("memory/services/sentences.py", "reembed_sentences"): (

@@ -12,7 +12,7 @@ Life of a job::
   on the conversation) and enqueues ``memory.tasks.extract_conversation(episode_id)`` after
   commit. Incognito conversations, and ones without a user turn, get a ``skipped`` episode
   and no job.
-* ``run_extraction`` claims the episode with one conditional UPDATE (pending or failed with
+* ``extract_episode`` claims the episode with one conditional UPDATE (pending or failed with
   attempts left, or running but stale — its worker died), extracts outside any transaction,
   then in ONE transaction re-checks its claim, marks the episode done and commits the batch:
   the graph change and "done" become visible together or not at all. A done episode is
@@ -51,7 +51,6 @@ __all__ = [
     "EpisodeBusy",
     "extract_episode",
     "retry_extraction",
-    "run_extraction",
     "schedule_extraction",
 ]
 
@@ -131,11 +130,6 @@ def _claim(episode_id: int, now: datetime) -> bool:
     )
 
 
-def run_extraction(*, episode_id: int, now: datetime) -> Episode | None:
-    """Run the episode's extraction job once (the task body); see ``extract_episode``."""
-    return extract_episode(episode_id=episode_id, now=now)[0]
-
-
 def extract_episode(
     *, episode_id: int, now: datetime
 ) -> tuple[Episode | None, WriteSummary | None]:
@@ -152,7 +146,7 @@ def extract_episode(
         return Episode.objects.filter(pk=episode_id).first(), None
     episode = Episode.objects.select_related("user", "conversation").get(pk=episode_id)
     try:
-        summary = _extract(episode, now)
+        summary = _extract_and_write(episode, now)
     except BaseException as exc:  # also django-q2's task timeout, a SystemExit
         Episode.objects.filter(
             pk=episode_id, status=ExtractionStatus.RUNNING, job_started_at=now
@@ -193,7 +187,7 @@ class EpisodeBusy(RuntimeError):
     task so the broker keeps it and delivers it again later."""
 
 
-def _extract(episode: Episode, now: datetime) -> WriteSummary | None:
+def _extract_and_write(episode: Episode, now: datetime) -> WriteSummary | None:
     from memory.extraction import get_extractor
     from memory.extraction.base import Turn
 

@@ -11,7 +11,7 @@ from django_q.models import OrmQ
 
 from chat.models import Conversation, Message
 from memory.models import Episode
-from memory.services.jobs import run_extraction
+from memory.services.jobs import extract_episode
 from tests.admin.conftest import NOW, change_url
 from tests.fakes.anthropic_server import Error
 
@@ -61,7 +61,7 @@ def failed_for_real(alice, fake_anthropic, settings):
     fake_anthropic.script([Error(500)])
     episode = episode_for(alice, status="pending")
     with pytest.raises(Exception):  # noqa: B017 - whatever the SDK raises, the job records it
-        run_extraction(episode_id=episode.pk, now=NOW)
+        extract_episode(episode_id=episode.pk, now=NOW)[0]
     episode.refresh_from_db()
     assert episode.status == "failed" and episode.attempts == 1
     return episode
@@ -174,7 +174,7 @@ def test_a_really_failed_job_is_retried_from_its_page_and_then_succeeds(
     assert queued_episode_ids() == [episode.pk]
     # The worker picks it up again; offline this time, it succeeds.
     settings.ANTHROPIC_API_KEY = ""
-    run_extraction(episode_id=episode.pk, now=NOW + timedelta(hours=1))
+    extract_episode(episode_id=episode.pk, now=NOW + timedelta(hours=1))[0]
     episode.refresh_from_db()
     assert episode.status == "done" and episode.extractor
 

@@ -103,7 +103,7 @@ def test_a_job_stopped_by_the_queue_timeout_is_marked_failed(db, alice, fake_ant
     from django_q.exceptions import TimeoutException
     from django_q.timeout import TimeoutHandler
 
-    from memory.services.jobs import run_extraction, schedule_extraction
+    from memory.services.jobs import extract_episode, schedule_extraction
 
     # No content words: the job's Read needs no sentence model, so the signal can only
     # arrive where it is sent below, while the model call is in flight.
@@ -118,7 +118,7 @@ def test_a_job_stopped_by_the_queue_timeout_is_marked_failed(db, alice, fake_ant
 
     fake_anthropic.script([alarm_then_hang])
     with pytest.raises(TimeoutException), TimeoutHandler(60):
-        run_extraction(episode_id=episode.pk, now=timezone.now())
+        extract_episode(episode_id=episode.pk, now=timezone.now())[0]
     episode.refresh_from_db()
     assert episode.status == "failed"
     assert episode.last_error.startswith("TimeoutException: Task exceeded maximum timeout")
@@ -128,7 +128,7 @@ def test_a_job_whose_worker_died_on_its_last_attempt_becomes_a_visible_failure(d
     """A worker killed during the last allowed attempt left the episode "running" forever;
     the next delivery now marks it failed (the admin sees it and can retry)."""
     from memory.models import Episode
-    from memory.services.jobs import run_extraction, schedule_extraction
+    from memory.services.jobs import extract_episode, schedule_extraction
 
     now = timezone.now()
     episode = schedule_extraction(
@@ -137,7 +137,7 @@ def test_a_job_whose_worker_died_on_its_last_attempt_becomes_a_visible_failure(d
     Episode.objects.filter(pk=episode.pk).update(
         status="running", attempts=3, job_started_at=now - timedelta(hours=1)
     )
-    result = run_extraction(episode_id=episode.pk, now=now)
+    result = extract_episode(episode_id=episode.pk, now=now)[0]
     assert result.status == "failed"
     assert "stopped" in result.last_error and "3 attempts" in result.last_error
     assert result.job_finished_at == now

@@ -49,7 +49,7 @@ from chat.models import Conversation
 from chat.services import begin_turn, end_conversation
 from memory.models import Episode, Node
 from memory.services.graph_io import import_graph
-from memory.services.jobs import run_extraction
+from memory.services.jobs import extract_episode
 from memory.services.keys import Progress
 from memory.services.read import ReadOptions, clear_key_cache, recall
 from pegasus_site.asgi import application
@@ -356,7 +356,7 @@ def ended_and_extracted(user, texts: list[str], now) -> None:
             now=now + timedelta(seconds=i),
         )
     episode = end_conversation(user=user, conversation=conversation, now=now)
-    assert run_extraction(episode_id=episode.pk, now=now).status == "done"
+    assert extract_episode(episode_id=episode.pk, now=now)[0].status == "done"
 
 
 # --- the channels ---------------------------------------------------------------------------
@@ -496,7 +496,7 @@ def end_and_extract(p: Person, scanner: Scanner, *, ended: bool) -> None:
         response = p.api.post(f"{API}/conversations/{p.conversation_id}/end/")
         scanner.scan("http response", response.content)
     episode = Episode.objects.for_user(p.user).get(conversation_id=p.conversation_id)
-    done = run_extraction(episode_id=episode.pk, now=timezone.now())
+    done = extract_episode(episode_id=episode.pk, now=timezone.now())[0]
     assert done.status == "done", done.last_error
 
 

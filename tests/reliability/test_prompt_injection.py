@@ -46,7 +46,7 @@ from memory.core.injection import (
     neutralise_tags,
 )
 from memory.models import Edge, Episode, MemoryKey, Node, Snippet
-from memory.services.jobs import run_extraction
+from memory.services.jobs import extract_episode
 from memory.services.read import clear_key_cache
 from pegasus_site.asgi import application
 from tests.fakes.anthropic_server import Reply, ToolCall
@@ -439,7 +439,7 @@ def turn(client, conversation_id: int, text: str) -> dict:
 
 def end_and_extract(client, conversation_id: int) -> None:
     body = client.post(f"{API}/conversations/{conversation_id}/end/").json()
-    episode = run_extraction(episode_id=body["episode_id"], now=timezone.now())
+    episode = extract_episode(episode_id=body["episode_id"], now=timezone.now())[0]
     assert episode.status == "done", episode.last_error
 
 
@@ -786,7 +786,7 @@ def test_a_model_that_obeys_the_injection_still_writes_no_instruction(
     fake_anthropic.script([Reply(tool_calls=calls)])
     fake_anthropic.default = "ok"
     settings.ANTHROPIC_API_KEY = "test-key"
-    episode = run_extraction(episode_id=body["episode_id"], now=timezone.now())
+    episode = extract_episode(episode_id=body["episode_id"], now=timezone.now())[0]
     assert episode.status == "done" and episode.extractor != "offline-spacy"
     extraction = [r for r in fake_anthropic.requests if r.get("tools")]
     assert extraction and nonce(3) in json.dumps(extraction[0], ensure_ascii=False)
@@ -850,7 +850,7 @@ def test_a_model_cannot_name_the_user_with_an_instruction(alice, settings, fake_
         ]
     )
     fake_anthropic.default = "ok"
-    done = run_extraction(episode_id=episode.pk, now=timezone.now())
+    done = extract_episode(episode_id=episode.pk, now=timezone.now())[0]
     assert done.status == "done", done.last_error
     me = Node.objects.for_user(alice).get(is_self=True)
     assert Edge.objects.for_user(alice).filter(source=me, relation="WORKS_AT").exists()

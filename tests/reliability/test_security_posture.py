@@ -407,7 +407,7 @@ def test_secrets_and_tokens_never_reach_a_log_line(alice, settings, fake_anthrop
         enqueue=False,
     )
     with pytest.raises(LLMError):
-        jobs.run_extraction(episode_id=episode.pk, now=timezone.now())
+        jobs.extract_episode(episode_id=episode.pk, now=timezone.now())[0]
     episode.refresh_from_db()
     assert episode.status == "failed" and "500" in episode.last_error
 

@@ -11,8 +11,8 @@ from memory.core.merge_rules import normalise_name
 from memory.models import Edge, Episode, Node, Traversal
 from memory.services import jobs, keys
 from memory.services.jobs import (
+    extract_episode,
     retry_extraction,
-    run_extraction,
     schedule_extraction,
 )
 from memory.tasks import extract_conversation
@@ -105,7 +105,7 @@ def test_incognito_and_empty_conversations_are_skipped_without_a_job(
         episode = schedule_extraction(user=alice, conversation=conversation, now=NOW)
     assert (episode.status, episode.last_error) == ("skipped", reason)
     assert queued_extractions() == []
-    assert run_extraction(episode_id=episode.pk, now=NOW).status == "skipped"
+    assert extract_episode(episode_id=episode.pk, now=NOW)[0].status == "skipped"
     assert not Node.objects.for_user(alice).exists()
 
 
@@ -149,7 +149,7 @@ def test_the_offline_extractor_end_to_end_builds_the_graph_and_applies_traversal
     )
     episode = schedule_extraction(user=alice, conversation=conversation, now=NOW)
 
-    done = run_extraction(episode_id=episode.pk, now=NOW)
+    done = extract_episode(episode_id=episode.pk, now=NOW)[0]
 
     assert (done.status, done.attempts, done.extractor) == ("done", 1, "offline-spacy")
     assert done.job_started_at == NOW
@@ -174,10 +174,10 @@ def test_the_offline_extractor_end_to_end_builds_the_graph_and_applies_traversal
 def test_a_done_episode_is_never_extracted_again(alice):
     conversation = ended_conversation(alice, "My boss Joshua is great.")
     episode = schedule_extraction(user=alice, conversation=conversation, now=NOW)
-    run_extraction(episode_id=episode.pk, now=NOW)
+    extract_episode(episode_id=episode.pk, now=NOW)[0]
     boss = Edge.objects.for_user(alice).get(relation="HAS_BOSS")
 
-    again = run_extraction(episode_id=episode.pk, now=NOW + timedelta(days=5))
+    again = extract_episode(episode_id=episode.pk, now=NOW + timedelta(days=5))[0]
     assert extract_conversation(episode.pk) == episode.pk  # the task wrapper, too
 
     assert (again.status, again.attempts) == ("done", 1)
@@ -199,7 +199,7 @@ def test_a_crash_leaves_the_episode_failed_with_nothing_written_and_a_retry_succ
     # Crash injection at the last write of the commit (see test_write_rules for why).
     monkeypatch.setattr(keys, "sync_relation_keys", boom)
     with pytest.raises(RuntimeError, match="injected crash"):
-        run_extraction(episode_id=episode.pk, now=NOW)
+        extract_episode(episode_id=episode.pk, now=NOW)[0]
     episode.refresh_from_db()
     assert (episode.status, episode.attempts) == ("failed", 1)
     assert episode.last_error == "RuntimeError: injected crash"
@@ -207,7 +207,7 @@ def test_a_crash_leaves_the_episode_failed_with_nothing_written_and_a_retry_succ
     assert not Edge.objects.for_user(alice).exists()
 
     monkeypatch.undo()
-    done = run_extraction(episode_id=episode.pk, now=NOW + timedelta(minutes=6))
+    done = extract_episode(episode_id=episode.pk, now=NOW + timedelta(minutes=6))[0]
     assert (done.status, done.attempts) == ("done", 2)
     assert live_lines(alice) == ["alice -[HAS_BOSS]-> Joshua"]
 
@@ -223,14 +223,14 @@ def test_after_three_attempts_it_stays_failed_until_retried(
         status="failed", attempts=3, last_error="RuntimeError: x"
     )
 
-    assert run_extraction(episode_id=episode.pk, now=NOW).status == "failed"
+    assert extract_episode(episode_id=episode.pk, now=NOW)[0].status == "failed"
     assert not Edge.objects.for_user(alice).exists()
 
     with django_capture_on_commit_callbacks(execute=True):
         retried = retry_extraction(user=alice, episode=episode, now=NOW)
     assert (retried.status, retried.attempts) == ("pending", 0)
     assert queued_extractions() == [(episode.pk,)]
-    assert run_extraction(episode_id=episode.pk, now=NOW).status == "done"
+    assert extract_episode(episode_id=episode.pk, now=NOW)[0].status == "done"
     with pytest.raises(ValueError, match="done"):
         retry_extraction(user=alice, episode=episode, now=NOW)
 
@@ -241,7 +241,7 @@ def test_a_running_episode_is_left_alone_until_its_worker_is_presumed_dead(alice
     # A worker claimed it and was killed before committing.
     assert jobs._claim(episode.pk, NOW)
 
-    busy = run_extraction(episode_id=episode.pk, now=NOW + timedelta(seconds=60))
+    busy = extract_episode(episode_id=episode.pk, now=NOW + timedelta(seconds=60))[0]
     assert (busy.status, busy.attempts) == ("running", 1)
     assert not Edge.objects.for_user(alice).exists()
     with pytest.raises(ValueError, match="running"):
@@ -249,7 +249,7 @@ def test_a_running_episode_is_left_alone_until_its_worker_is_presumed_dead(alice
 
     # Past Q_CLUSTER["timeout"] (300 s) the re-delivered task takes it over.
     later = NOW + timedelta(seconds=301)
-    done = run_extraction(episode_id=episode.pk, now=later)
+    done = extract_episode(episode_id=episode.pk, now=later)[0]
     assert (done.status, done.attempts, done.job_started_at) == ("done", 2, later)
     assert live_lines(alice) == ["alice -[HAS_BOSS]-> Joshua"]
 
@@ -260,10 +260,12 @@ def test_a_worker_that_lost_its_claim_writes_nothing(alice):
     assert jobs._claim(episode.pk, NOW)
     episode = Episode.objects.select_related("user", "conversation").get(pk=episode.pk)
     # Another worker took the stale episode over and finished it meanwhile.
-    assert run_extraction(episode_id=episode.pk, now=NOW + timedelta(seconds=400)).status == "done"
+    assert (
+        extract_episode(episode_id=episode.pk, now=NOW + timedelta(seconds=400))[0].status == "done"
+    )
     edges = Edge.objects.count()
     with pytest.raises(jobs.ClaimLost):
-        jobs._extract(episode, NOW)
+        jobs._extract_and_write(episode, NOW)
     assert Edge.objects.count() == edges
 
 
@@ -309,7 +311,7 @@ def test_bobs_extraction_touches_only_bobs_graph(alice, bob):
     )
     conversation = ended_conversation(bob, "My boss Joshua is great.")
     episode = schedule_extraction(user=bob, conversation=conversation, now=NOW)
-    run_extraction(episode_id=episode.pk, now=NOW)
+    extract_episode(episode_id=episode.pk, now=NOW)[0]
     assert live_lines(bob) == ["bob -[HAS_BOSS]-> Joshua"]
     assert not Edge.objects.for_user(alice).exists()
     assert Node.objects.for_user(alice).get() == joshua
