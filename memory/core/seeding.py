@@ -286,18 +286,21 @@ def precise_seed_keys(
     threshold: float = THRESHOLD,
     per_word: int = 3,
     near: float = 0.05,
+    matches: Mapping[str, list[tuple[int, float]]] | None = None,
 ) -> list[tuple[str, int, float]]:
     """SPEC §5.7 seeding: ``(word, key id, similarity)`` per seeding key.
 
-    A word that names keys lexically (``KeyLexicon.match``) seeds those keys and is not
-    embedded further; otherwise it seeds, by centred embedding score (``scores``: words ×
-    ``key_ids``), only its ``per_word`` best keys that clear ``threshold`` and lie within
-    ``near`` of its best score. A word naming more than ``per_word`` keys lexically keeps the
-    ``per_word`` first (by key id): a first name shared by many people seeds a few, never all.
+    A word that names keys lexically (``KeyLexicon.match``, or ``matches`` when the caller
+    already matched the words: it then embeds only the others) seeds those keys, and its row
+    of ``scores`` is never read; otherwise it seeds, by centred embedding score (``scores``:
+    words × ``key_ids``), only its ``per_word`` best keys that clear ``threshold`` and lie
+    within ``near`` of its best score. A word naming more than ``per_word`` keys lexically
+    keeps the ``per_word`` first (by key id): a first name shared by many people seeds a few,
+    never all.
     """
     hits: list[tuple[str, int, float]] = []
     for row, word in enumerate(words):
-        lexical = lexicon.match(word)
+        lexical = matches[word] if matches is not None else lexicon.match(word)
         if lexical:
             hits.extend((word, key_id, sim) for key_id, sim in lexical[:per_word])
             continue

@@ -57,6 +57,9 @@ class Sentence(models.Model):
         ]
         indexes = [
             GinIndex(fields=["search"], name="sentence_search_gin"),
+            # The search's per-user statistics (count, mean length) and its length filter
+            # read this index alone, never the rows (memory.services.read.sentences).
+            models.Index(fields=["user", "terms"], name="sentence_user_terms"),
             cosine_hnsw("sentence_vector_hnsw", "vector"),
         ]
 

@@ -4,7 +4,8 @@ packed to ``MEMORY_BUDGET_TOKENS``. Strategies ``"graph"`` (graph candidates onl
 
 Steps, each measured in ``timings_ms``:
 
-1. **embed** — the content words and the whole message, in one batch.
+1. **embed** — the whole message and the content words that name no key lexically, in
+   one batch.
 2. **seed** — names and aliases matched lexically first, embedding only for words that name
    nothing (``memory.core.seeding.precise_seed_keys``); a seed starts at its similarity; a
    relation key seeds the ends of its ``relation_edges`` strongest live edges only; at most
@@ -113,32 +114,48 @@ def ranked_recall(
         return ReadRecord(words=words, timings_ms=timings)
     with_sentences = options.strategy == "default"
 
-    started = time.perf_counter()
-    # One batch: the content words and, for the sentence search, the whole message.
-    embedded = embedding.embed([*words, message])
-    vectors = embedded[: len(words)]
-    message_vector = embedded[len(words)]
-    timings["embed"] = elapsed_ms(started)
-
     fired, crossed, seeds = [], [], {}
     graph: list[Candidate] = []
-    snapshot = None
     with connection.cursor() as cursor:
         started = time.perf_counter()
         snapshot = load_snapshot(cursor, user_id)
-        if len(snapshot.node_ids):
+        has_graph = len(snapshot.node_ids) > 0
+        # Words that name a key lexically seed without their vector: only the others are
+        # embedded, in one batch with the whole message (the sentence search and the graph
+        # snippets' meaning need it).
+        matches = {}
+        if has_graph:
+            lexicon = _lexicon(snapshot)
+            matches = {word: lexicon.match(word) for word in words}
+        unnamed = [word for word in words if has_graph and not matches[word]]
+        timings["seed"] = elapsed_ms(started)
+
+        started = time.perf_counter()
+        embedded = embedding.embed([*unnamed, message])
+        message_vector = embedded[len(unnamed)]
+        timings["embed"] = elapsed_ms(started)
+
+        started = time.perf_counter()
+        if has_graph:
             strength, live = snapshot.live_strengths(now)
-            scored = score_keys(cursor, user_id, vectors)
+            scores, key_ids = np.zeros((len(words), 0), dtype=np.float32), []
+            if unnamed:
+                scored = score_keys(cursor, user_id, embedded[: len(unnamed)])
+                key_ids = scored.key_ids.tolist()
+                scores = np.zeros((len(words), len(key_ids)), dtype=np.float32)
+                rows = [i for i, word in enumerate(words) if not matches[word]]
+                scores[rows] = scored.scores
             hits = precise_seed_keys(
                 words,
-                scored.scores,
-                scored.key_ids.tolist(),
-                _lexicon(snapshot),
+                scores,
+                key_ids,
+                lexicon,
                 threshold=options.seed_threshold,
                 per_word=options.seeds_per_word,
+                matches=matches,
             )
             seeds = _seeds(snapshot, strength, live, hits, options)
-        timings["seed"] = elapsed_ms(started)
+        timings["seed"] = round(timings["seed"] + elapsed_ms(started), 2)
         if seeds:
             started = time.perf_counter()
             seed_ids = snapshot.node_ids[list(seeds)].tolist()
