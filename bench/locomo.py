@@ -34,6 +34,7 @@ import json
 import re
 import secrets
 import time
+from collections import Counter
 from collections.abc import Callable, Container, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
@@ -453,7 +454,13 @@ def create_user(index: int):
     return get_user_model().objects.create_user(username, password=None)
 
 
-def replay(sample: Sample, *, user, progress: Callable[[int], None] | None = None) -> datetime:
+def replay(
+    sample: Sample,
+    *,
+    user,
+    progress: Callable[[int], None] | None = None,
+    outcomes: Counter | None = None,
+) -> datetime:
     """Replay ``sample`` as ``user``'s history with a simulated clock; return the end of the
     last session (the instant the questions are asked at).
 
@@ -462,7 +469,8 @@ def replay(sample: Sample, *, user, progress: Callable[[int], None] | None = Non
     (``speaker`` = the speaker's name, ``external_id`` = the dia_id) ``TURN_GAP`` apart; the
     conversation ends after its last turn, and the Write path runs inline: the episode is
     scheduled without a queued job and extracted at the end time by the configured extractor
-    (first person in a turn resolves to its speaker). ``progress`` gets the turns done so far.
+    (first person in a turn resolves to its speaker). ``progress`` gets the turns done so far;
+    ``outcomes`` adds up what became of every extracted entity (``WriteSummary.outcomes``).
     """
     from chat.models import Conversation, ConversationStatus, Message, Role
     from chat.services import start_conversation
@@ -503,7 +511,9 @@ def replay(sample: Sample, *, user, progress: Callable[[int], None] | None = Non
             status=ConversationStatus.ENDED, ended_at=end, last_message_at=last
         )
         episode = schedule_extraction(user=user, conversation=conversation, now=end, enqueue=False)
-        extract_episode(episode_id=episode.pk, now=end)
+        summary = extract_episode(episode_id=episode.pk, now=end)[1]
+        if outcomes is not None and summary is not None:
+            outcomes.update(summary.outcomes)
         done += len(session.turns)
         if progress:
             progress(done)
@@ -603,9 +613,10 @@ class GraphStats:
     suspect_persons: list[str]
     timed: set[str]  # evidence turns that name a time ("yesterday", "in May", "2 years ago")
     dated: set[str]  # … of which a snippet carries the resolved ``occurred``
+    outcomes: Counter = field(default_factory=Counter)  # entities by resolution outcome
 
 
-def graph_stats(sample: Sample, *, user) -> GraphStats:
+def graph_stats(sample: Sample, *, user, outcomes: Counter | None = None) -> GraphStats:
     """Measure ``user``'s graph after replaying ``sample``: every node and edge (live or
     not), the turns its snippets cite, its PERSON nodes and those whose name is a common
     English word (``memory.extraction.offline.lexicon.common_word``), and how many evidence
@@ -646,6 +657,7 @@ def graph_stats(sample: Sample, *, user) -> GraphStats:
         suspect_persons=[name for name in persons if common_word(name)],
         timed=timed,
         dated=dated & timed,
+        outcomes=Counter(outcomes or {}),
     )
 
 
@@ -671,6 +683,24 @@ def graph_report(stats: Sequence[GraphStats]) -> dict:
         "timed_evidence_dated": round(sum(len(s.dated & s.cited) for s in stats) / timed, 4)
         if timed
         else 0.0,
+        "resolution": resolution_report(sum((s.outcomes for s in stats), Counter())),
+    }
+
+
+CANDIDATE_OUTCOMES = ("matched", "merged", "flagged", "upgraded", "held", "kept-apart")
+"""Outcomes of an entity that had a stored candidate (a "new" one had none or lost it to a
+contradiction before any question; "self" is the speaker)."""
+
+
+def resolution_report(outcomes: Counter) -> dict:
+    """What became of the replay's extracted entities, and the share held for a question
+    among those that had a candidate (issue 21's "held for review" on real conversations)."""
+    with_candidate = sum(outcomes[o] for o in CANDIDATE_OUTCOMES)
+    return {
+        "entities": sum(outcomes.values()),
+        "outcomes": dict(sorted(outcomes.items())),
+        "with_candidate": with_candidate,
+        "held_share": round(outcomes["held"] / with_candidate, 4) if with_candidate else 0.0,
     }
 
 

@@ -2,6 +2,7 @@
 extraction, decay between sessions), the real Read and sentence model, the exact JSON shape."""
 
 import json
+from collections import Counter
 from io import StringIO
 from pathlib import Path
 
@@ -60,7 +61,16 @@ def test_json_output_has_exactly_the_documented_shape_and_cleans_up(settings, al
         "suspect_person_share",
         "timed_evidence_turns",
         "timed_evidence_dated",
+        "resolution",
     ]
+    resolution = graph["resolution"]
+    # Both speakers are named again session after session: later mentions find them stored.
+    assert resolution["outcomes"]["matched"] > 0
+    assert resolution["entities"] == sum(resolution["outcomes"].values())
+    assert (
+        resolution["entities"] > resolution["with_candidate"] >= resolution["outcomes"]["matched"]
+    )
+    assert 0.0 <= resolution["held_share"] <= 1.0
     assert 0.0 < graph["coverage"] <= 1.0 and graph["evidence_turns"] > 0
     assert graph["edges_per_100_turns"] > 0 and graph["person_nodes"] >= 2  # both speakers
     assert isinstance(graph["suspect_person_nodes"], list)
@@ -91,7 +101,8 @@ def test_the_replay_extracts_every_session_with_speakers_at_its_date():
     sample = locomo.load_file(SAMPLE)[1]
     user = locomo.create_user(1)
 
-    end = locomo.replay(sample, user=user)
+    outcomes = Counter()
+    end = locomo.replay(sample, user=user, outcomes=outcomes)
 
     conversations = list(Conversation.objects.for_user(user).order_by("started_at"))
     assert [c.started_at.date().isoformat() for c in conversations] == [
@@ -114,6 +125,10 @@ def test_the_replay_extracts_every_session_with_speakers_at_its_date():
     people = set(Node.objects.for_user(user).filter(kind="PERSON").values_list("name", flat=True))
     assert {"Marcus", "Elena"} <= people
     assert not Node.objects.for_user(user).filter(is_self=True).exists()
+    # Every extracted entity was counted once, by what became of it: each PERSON node was new
+    # once, and a speaker named again matched the stored node.
+    assert outcomes["new"] >= len(people) and outcomes["matched"] > 0
+    assert sum(outcomes.values()) >= outcomes["new"] + outcomes["matched"]
 
 
 def test_a_file_that_is_not_locomo_is_refused(tmp_path):

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections import Counter
 
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
@@ -101,14 +102,16 @@ class Command(BaseCommand):
             for n, sample in enumerate(samples, start=1):
                 user = locomo.create_user(n)
                 users.append(user)
+                outcomes = Counter()
                 with override_settings(ANTHROPIC_API_KEY=key):
                     now = locomo.replay(
                         sample,
                         user=user,
                         progress=lambda done, base=turns_before: replayed(base + done, turns_total),
+                        outcomes=outcomes,
                     )
                 turns_before += len(sample.turns)
-                graph.append(locomo.graph_stats(sample, user=user))
+                graph.append(locomo.graph_stats(sample, user=user, outcomes=outcomes))
                 rankers = locomo.baseline_rankers(sample)
                 sources = locomo.snippet_sources(user)
                 for run in runs:
@@ -191,4 +194,10 @@ class Command(BaseCommand):
             + (f": {', '.join(g['suspect_person_nodes'])}" if g["suspect_person_nodes"] else "")
             + f" · evidence turns naming a time: {g['timed_evidence_turns']} in the graph, "
             f"{g['timed_evidence_dated']:.1%} with their date"
+        )
+        r = g["resolution"]
+        out(
+            f"entities: {r['entities']} extracted, {r['with_candidate']} with a stored "
+            f"candidate, {r['held_share']:.1%} of those held for a question · "
+            + ", ".join(f"{outcome} {n}" for outcome, n in r["outcomes"].items())
         )

@@ -210,6 +210,7 @@ def _commit(
 
 def _summarise_resolutions(summary: WriteSummary, resolutions) -> None:
     for r in resolutions:
+        summary.outcomes[r.outcome] = summary.outcomes.get(r.outcome, 0) + 1
         name = r.entity["name"]
         if r.created:
             summary.added_nodes.append(r.node.name)

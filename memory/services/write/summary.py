@@ -15,7 +15,9 @@ class WriteSummary:
 
     Lines name edges ``Source -[RELATION]-> Target``. ``reinforced`` lists edges re-observed
     by the batch, ``crossed`` edges reinforced because a Read of the conversation crossed
-    them; ``usage`` counts the tokens of LLM merge judgements.
+    them; ``usage`` counts the tokens of LLM merge judgements; ``outcomes`` counts what became
+    of the batch's entities (``memory.services.merge.resolve.Resolution.outcome``: "matched",
+    "merged", "held", "new", …).
     """
 
     episode: int | None = None
@@ -30,6 +32,7 @@ class WriteSummary:
     provisional: list[str] = field(default_factory=list)
     dropped: list[dict] = field(default_factory=list)
     fixes: list[str] = field(default_factory=list)
+    outcomes: dict[str, int] = field(default_factory=dict)
     input_tokens: int = 0
     output_tokens: int = 0
 
@@ -45,6 +48,7 @@ class WriteSummary:
             "provisional": list(self.provisional),
             "dropped": [dict(d) for d in self.dropped],
             "fixes": list(self.fixes),
+            "outcomes": dict(self.outcomes),
             "episode": self.episode,
             "usage": {"input_tokens": self.input_tokens, "output_tokens": self.output_tokens},
         }

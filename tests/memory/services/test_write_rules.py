@@ -535,6 +535,16 @@ def test_summary_to_dict_has_the_documented_shape(alice):
     json.dumps(data)
 
 
+def test_summary_counts_what_became_of_each_entity(alice):
+    first = commit_batch(user=alice, batch=load("placeholders.json"), now=NOW)
+    again = commit_batch(user=alice, batch=load("placeholders.json"), now=NOW)
+
+    # Joshua, Acme and hiking are new the first time and found stored the second.
+    assert first.outcomes.get("new") == 3 and "matched" not in first.outcomes
+    assert again.outcomes.get("matched") == 3 and "new" not in again.outcomes
+    assert again.to_dict()["outcomes"] == again.outcomes
+
+
 # --- ownership -----------------------------------------------------------------------------------
 
 
