@@ -32,6 +32,7 @@ from memory.core.words import STOP_WORDS
 
 __all__ = [
     "CATCH_ALL_KINDS",
+    "CONCEPT_KINDS",
     "HOLD",
     "LLM_FLAG_ABOVE",
     "LLM_MERGE_ABOVE",
@@ -54,6 +55,12 @@ SIMILARITY_THRESHOLD = 0.80
 # Kinds an extractor uses for what it could not type: a same-named entity of another kind
 # may be the same referent (Biscuit the dog stored as OTHER, later said as a PERSON).
 CATCH_ALL_KINDS = frozenset({"OTHER", "THING"})
+# Kinds that name a concept, not a referent with a name of its own: a word added to one
+# ("painted bowl", "unconditional love") names a narrower thing, not the same one.
+CONCEPT_KINDS = frozenset({"THING", "TOPIC", "EVENT", "PREFERENCE"})
+# Two different words this common (wordfreq's Zipf scale: ≈ the 30 000 most used English
+# words) are two words, not one misspelt ("making"/"taking"); a rarer one may be a typo.
+COMMON_WORD_ZIPF = 3.0
 LLM_MERGE_ABOVE = 0.90
 LLM_FLAG_ABOVE = 0.70
 
@@ -106,7 +113,9 @@ def _contains_words(longer: list[str], shorter: list[str]) -> bool:
     return any(longer[i : i + n] == shorter for i in range(len(longer) - n + 1))
 
 
-def _similar(new: str, form: str, threshold: float) -> bool:
+def _similar(new: str, form: str, threshold: float, *, concept: bool = False) -> bool:
+    if concept:
+        return _similar_concept(new, form, threshold)
     if Levenshtein.normalized_similarity(new, form) > threshold:
         return True
     a, b = _words(new), _words(form)
@@ -116,6 +125,44 @@ def _similar(new: str, form: str, threshold: float) -> bool:
     if _contains_words(longer, shorter):
         return True
     return len(set(a) & set(b)) * 2 >= max(len(a), len(b))
+
+
+def _similar_concept(new: str, form: str, threshold: float) -> bool:
+    """Rule 5 for a concept (``CONCEPT_KINDS``): only a spelling close enough to be the same
+    words — a misspelling ("potery") or another number ("challenges") — is a candidate.
+    Shared or contained words are not: "bowl" and "painted bowl", "love" and "unconditional
+    love" are two things, where a person's first name inside a full name is one person."""
+    if Levenshtein.normalized_similarity(new, form) <= threshold:
+        return False
+    a, b = _WORD.findall(new), _WORD.findall(form)
+    if len(a) != len(b):
+        return True
+    changed = [(x, y) for x, y in zip(a, b, strict=True) if x != y]
+    return not all(_two_words(x, y) for x, y in changed)
+
+
+def _two_words(x: str, y: str) -> bool:
+    """``x`` and ``y`` are two different common English words, not one word misspelt or
+    inflected for number ("making"/"taking" yes; "challenge"/"challenges", "potery" no)."""
+    if _singular(x) == _singular(y):
+        return False
+    return _zipf(x) >= COMMON_WORD_ZIPF and _zipf(y) >= COMMON_WORD_ZIPF
+
+
+def _singular(word: str) -> str:
+    if len(word) > 4 and word.endswith("ies"):
+        return word[:-3] + "y"
+    if len(word) > 3 and word.endswith(("ses", "xes", "ches", "shes")):
+        return word[:-2]
+    if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
+        return word[:-1]
+    return word
+
+
+def _zipf(word: str) -> float:
+    from wordfreq import zipf_frequency
+
+    return zipf_frequency(word, "en")
 
 
 def _legal_form(norm: str) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
@@ -175,6 +222,8 @@ def decide_merge(
          words found contiguously in the other's, or sharing at least half the
          words of the longer name (function words ignored) — except two full person
          names that are clearly different people (``merge_people.different_people``);
+         for a concept (``CONCEPT_KINDS``) only the similarity counts, and not between
+         two different common words (``_similar_concept``);
       6. a hint naming a same-kind node's name or alias exactly → hold ("hint");
       7. otherwise new ("none").
 
@@ -246,7 +295,7 @@ def decide_merge(
         n
         for n in same_kind
         if any(
-            _similar(new, f, similarity_threshold)
+            _similar(new, f, similarity_threshold, concept=kind in CONCEPT_KINDS)
             and not (inc and different_people(inc, parse_person(f), similarity_threshold))
             for f in node_forms(n)
         )

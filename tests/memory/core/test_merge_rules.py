@@ -123,6 +123,36 @@ def test_similarity_threshold_is_a_parameter():
     assert SIMILARITY_THRESHOLD == 0.80
 
 
+@pytest.mark.parametrize(
+    ("name", "stored", "rule"),
+    [
+        # A word added to a concept names a narrower thing: no question, a new node.
+        ("painted bowl", "bowl", "none"),
+        ("bowl", "painted bowl", "none"),
+        ("unconditional love", "love", "none"),
+        ("support network", "support group", "none"),
+        # Two different common words a letter apart are two words.
+        ("making", "taking", "none"),
+        ("pottery class", "poetry class", "none"),
+        # A misspelling or another number of the same words is still asked about.
+        ("potery", "pottery", "similar"),
+        ("challenges", "challenge", "similar"),
+        ("art classes", "art class", "similar"),
+    ],
+)
+@pytest.mark.parametrize("kind", ["THING", "TOPIC", "EVENT", "PREFERENCE"])
+def test_concepts_are_candidates_only_by_spelling(name, stored, rule, kind):
+    assert decide_merge(name, kind, [StoredNode(30, kind, stored)]).rule == rule
+
+
+@pytest.mark.parametrize("kind", ["PERSON", "ORG", "PLACE", "OTHER"])
+def test_names_keep_the_word_rules(kind):
+    # For a referent with a name, shared words stay a reason to ask ("Google" in "Google
+    # Cloud", above); only concepts lost them.
+    assert decide_merge("painted bowl", kind, [StoredNode(30, kind, "bowl")]).rule == "similar"
+    assert decide_merge("making", kind, [StoredNode(30, kind, "taking")]).rule == "similar"
+
+
 @pytest.mark.parametrize("name", ["me", "Me", "I", " the user ", "USER", "myself", "my", "mine"])
 def test_self_placeholders_are_detected(name):
     assert is_self_placeholder(name)
