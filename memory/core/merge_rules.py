@@ -28,7 +28,7 @@ from memory.core.merge_types import (
     node_forms,
 )
 from memory.core.person_names import SPELLING, fold_accents, parse_person
-from memory.core.words import STOP_WORDS
+from memory.core.words import STOP_WORDS, word_zipf
 
 __all__ = [
     "CATCH_ALL_KINDS",
@@ -146,7 +146,7 @@ def _two_words(x: str, y: str) -> bool:
     inflected for number ("making"/"taking" yes; "challenge"/"challenges", "potery" no)."""
     if _singular(x) == _singular(y):
         return False
-    return _zipf(x) >= COMMON_WORD_ZIPF and _zipf(y) >= COMMON_WORD_ZIPF
+    return word_zipf(x) >= COMMON_WORD_ZIPF and word_zipf(y) >= COMMON_WORD_ZIPF
 
 
 def _singular(word: str) -> str:
@@ -157,12 +157,6 @@ def _singular(word: str) -> str:
     if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
         return word[:-1]
     return word
-
-
-def _zipf(word: str) -> float:
-    from wordfreq import zipf_frequency
-
-    return zipf_frequency(word, "en")
 
 
 def _legal_form(norm: str) -> tuple[tuple[str, ...], tuple[str, ...]] | None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["STOP_WORDS", "content_words"]
+__all__ = ["STOP_WORDS", "content_words", "word_zipf"]
 
 # Runs of letters or digits; everything else (spaces, punctuation, apostrophes,
 # underscores) separates tokens, so "Joshua's" gives "joshua" and "s".
@@ -82,3 +82,11 @@ def content_words(text: str) -> list[str]:
         seen.add(token)
         words.append(token)
     return words
+
+
+def word_zipf(word: str) -> float:
+    """How common ``word`` is in English (wordfreq's Zipf scale: log10 of uses per billion
+    words, plus 9; case-insensitive)."""
+    from wordfreq import zipf_frequency
+
+    return zipf_frequency(word.lower(), "en")

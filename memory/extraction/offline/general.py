@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from memory.core.cleaning import normalise_name
+from memory.core.words import word_zipf
 from memory.extraction.offline.general_lexicon import (
     _FUTURE_AUX,
     _GREETINGS,
@@ -42,7 +43,7 @@ from memory.extraction.offline.general_lexicon import (
     _WISH_HEADS,
     _YOU,
 )
-from memory.extraction.offline.lexicon import _ROLES, word_zipf
+from memory.extraction.offline.lexicon import _ROLES
 from memory.extraction.offline.referents import _Referents
 from memory.extraction.offline.tokens import _ent_of, _negated
 

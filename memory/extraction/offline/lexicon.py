@@ -6,6 +6,8 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass
 
+from memory.core.words import word_zipf
+
 
 @dataclass(frozen=True)
 class _Role:
@@ -277,12 +279,6 @@ def given_names() -> frozenset[str]:
 
     namer = NickNamer()
     return frozenset(namer.nickname_lookup) | frozenset(namer.canonical_lookup)
-
-
-def word_zipf(word: str) -> float:
-    from wordfreq import zipf_frequency
-
-    return zipf_frequency(word.lower(), "en")
 
 
 def common_word(name: str) -> bool:

@@ -7,7 +7,7 @@ from dataclasses import KW_ONLY, dataclass, field
 from typing import TYPE_CHECKING
 
 from memory.core.cleaning import normalise_name
-from memory.core.words import STOP_WORDS
+from memory.core.words import STOP_WORDS, word_zipf
 from memory.extraction.offline.builder import _Builder, _Sentence
 from memory.extraction.offline.general_lexicon import (
     _EVENT_NOUNS,
@@ -24,7 +24,6 @@ from memory.extraction.offline.lexicon import (
     _ORG_NOUNS,
     _PLACE_NOUNS,
     plausible_person_name,
-    word_zipf,
 )
 from memory.extraction.offline.tokens import _clean_name, _ent_of, _plausible
 

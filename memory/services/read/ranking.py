@@ -123,11 +123,12 @@ def ranked_recall(
         # Words that name a key lexically seed without their vector: only the others are
         # embedded, in one batch with the whole message (the sentence search and the graph
         # snippets' meaning need it).
-        matches = {}
+        matches, unnamed_rows = {}, []
         if has_graph:
             lexicon = _lexicon(snapshot)
             matches = {word: lexicon.match(word) for word in words}
-        unnamed = [word for word in words if has_graph and not matches[word]]
+            unnamed_rows = [i for i, word in enumerate(words) if not matches[word]]
+        unnamed = [words[i] for i in unnamed_rows]
         timings["seed"] = elapsed_ms(started)
 
         started = time.perf_counter()
@@ -143,8 +144,7 @@ def ranked_recall(
                 scored = score_keys(cursor, user_id, embedded[: len(unnamed)])
                 key_ids = scored.key_ids.tolist()
                 scores = np.zeros((len(words), len(key_ids)), dtype=np.float32)
-                rows = [i for i, word in enumerate(words) if not matches[word]]
-                scores[rows] = scored.scores
+                scores[unnamed_rows] = scored.scores
             hits = precise_seed_keys(
                 words,
                 scores,
