@@ -279,13 +279,14 @@ def test_the_hnsw_path_finds_the_same_best_sentences_as_the_exact_scan(alice, bo
 
     settings.EXACT_SCAN_MAX_KEYS = 20_000
     exact = [(h.id, h.dense_rank) for h in find(alice, "my violin lesson", limit=3)]
-    # On a table this small the planner would rather sort the user's rows (the B-tree on
-    # user_id): take that choice away for this test's transaction, as a large table does.
+    # On a table this small the planner would rather sort the user's rows (any B-tree
+    # leading with user_id, e.g. (user_id, terms)): take that choice away for this
+    # test's transaction, as a large table does.
     with connection.cursor() as cursor:
         cursor.execute("SET LOCAL enable_seqscan = off")
         constraints = connection.introspection.get_constraints(cursor, Sentence._meta.db_table)
         for name, info in constraints.items():
-            if info["index"] and info["columns"] == ["user_id"]:
+            if info["index"] and info["columns"][:1] == ["user_id"]:
                 cursor.execute(f'DROP INDEX "{name}"')
     settings.EXACT_SCAN_MAX_KEYS = 2
     before = _index_scans("sentence_vector_hnsw")
