@@ -8,6 +8,7 @@ import pytest
 from django.test import RequestFactory
 
 from lib.api import handler500
+from tests.reliability.test_security_posture import csp_directives
 
 pytestmark = pytest.mark.django_db
 
@@ -122,11 +123,7 @@ def test_swagger_ui_is_served_from_our_own_static_files(anon_api):
     assert "/static/drf_spectacular_sidecar/swagger-ui-dist/swagger-ui-bundle.js" in html
     assert "http://" not in html and "https://" not in html
     # django-csp does not keep the directives in a fixed order: read them as a mapping.
-    policy = dict(
-        (part.split()[0], part.split()[1:])
-        for part in page["Content-Security-Policy"].split(";")
-        if part.strip()
-    )
+    policy = csp_directives(page["Content-Security-Policy"])
     assert "'unsafe-inline'" in policy["style-src"]
     assert policy["script-src"] == ["'self'"]
     script = anon_api.get("/api/docs/?script=")
