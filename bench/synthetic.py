@@ -500,7 +500,7 @@ class VectorCache:
     def __init__(self, directory: Path | None = None):
         # The model loads only when something needs embedding (get_encoder checks that it
         # gives EMBEDDING_DIM dimensions).
-        self.model = embedding.status()["model"] or embedding.get_encoder().name
+        self.model = embedding.model_name()
         self.dim = int(settings.EMBEDDING_DIM)
         self._index: dict[str, int] = {}
         self._matrix = np.empty((0, self.dim), dtype=np.float32)
@@ -926,7 +926,7 @@ def reusable(user, size: int, *, seed: int, names_seed: int | None = None) -> di
         "size": size,
         "seed": seed,
         "names_seed": seed if names_seed is None else names_seed,
-        "model": embedding.status()["model"] or "",
+        "model": embedding.model_name(),
     }
     if any(marker.get(k) != v for k, v in wanted.items()):
         return None

@@ -14,6 +14,10 @@ EMBEDDING_BATCH_SIZE = env_int("EMBEDDING_BATCH_SIZE", 64)
 # The web process (pegasus_site/asgi.py) defaults to 1: Reads run concurrently, and on a
 # loaded 2-core machine two threads per Read measured up to 10x slower than one.
 EMBEDDING_THREADS = env_int("EMBEDDING_THREADS", 0)
+# How the model runs (memory/embedding/encoders.py): "torch" (sentence-transformers), "onnx"
+# (the same network exported once from those weights into var/models/; the same vectors at
+# half the CPU) or "onnx-int8" (8-bit weights; docs/BENCHMARKS.md compares their recall).
+EMBEDDING_RUNTIME = env_str("EMBEDDING_RUNTIME", "onnx-int8")
 
 ANTHROPIC_API_KEY = env_str("ANTHROPIC_API_KEY")
 ANTHROPIC_BASE_URL = env_str("ANTHROPIC_BASE_URL")  # tests point this at a local fake server
@@ -65,9 +69,11 @@ MEMORY_SENTENCE_TOKENS = env_int("MEMORY_SENTENCE_TOKENS", 20)
 EXACT_SCAN_MAX_KEYS = env_int("EXACT_SCAN_MAX_KEYS", 20000)
 HNSW_CANDIDATES_PER_WORD = env_int("HNSW_CANDIDATES_PER_WORD", 64)
 # Per-process Read caches (memory.services.read / .snapshot), LRU by user, in rows: key
-# vectors (1.5 KB each) and graph snapshots (~60 B per edge, node, membership or key).
+# vectors (1.5 KB each), graph snapshots (~60 B per edge, node, membership or key) and
+# sentence vectors (1.5 KB each, for the exact scan of users below EXACT_SCAN_MAX_KEYS).
 MEMORY_KEY_CACHE_ROWS = env_int("MEMORY_KEY_CACHE_ROWS", 1_000_000)
 MEMORY_GRAPH_CACHE_ROWS = env_int("MEMORY_GRAPH_CACHE_ROWS", 3_000_000)
+MEMORY_SENTENCE_CACHE_ROWS = env_int("MEMORY_SENTENCE_CACHE_ROWS", 500_000)
 CONVERSATION_IDLE_MINUTES = env_int("CONVERSATION_IDLE_MINUTES", 30)
 CHAT_MAX_MESSAGE_CHARS = env_int("CHAT_MAX_MESSAGE_CHARS", 8000)
 CHAT_MESSAGES_PER_MINUTE = env_int("CHAT_MESSAGES_PER_MINUTE", 20)

@@ -310,10 +310,9 @@ def precise_seed_keys(
         best = float(line.max())
         if best < threshold:
             continue
-        order = np.argsort(-line, kind="stable")[:per_word]
-        hits.extend(
-            (word, int(key_ids[c]), float(line[c]))
-            for c in order.tolist()
-            if line[c] >= threshold and line[c] >= best - near
-        )
+        # The keys that pass are those at or above both bars, a prefix of the ranking: sort
+        # only them (best first, ties by column), not every key.
+        passing = np.flatnonzero((line >= threshold) & (line >= best - near))
+        order = passing[np.argsort(-line[passing], kind="stable")[:per_word]]
+        hits.extend((word, int(key_ids[c]), float(line[c])) for c in order.tolist())
     return hits

@@ -6,7 +6,8 @@ class GraphVersion(models.Model):
     """A number that changes whenever anything a Read loads of a user's graph changes.
 
     Maintained by the database, not by the services: statement-level triggers on the node,
-    edge, node-episode, key and snippet tables (migration 0004) set ``version`` to the next value of
+    edge, node-episode, key and snippet tables (migration 0004) and the sentence store
+    (0012) set ``version`` to the next value of
     one global sequence after every INSERT, UPDATE or DELETE that touches the user's rows —
     raw SQL, bulk updates and the decay run included. Values are never reused (a sequence is
     not rolled back), so a cached copy of the graph tagged with a version is current exactly

@@ -31,7 +31,7 @@ def _surface_forms(node: Node) -> list[str]:
 
 
 def _model_name() -> str:
-    return embedding.status()["model"] or ""
+    return embedding.model_name()
 
 
 def sync_node_keys(*, user_id: int, nodes: Iterable[Node]) -> int:

@@ -31,5 +31,5 @@ class Command(BaseCommand):
         whose = f" of {user.get_username()}" if user else ""
         self.stdout.write(
             f"reembed: {keys} keys and {sentences} sentences{whose} recomputed with "
-            f"{embedding.status()['model']} in {time.perf_counter() - started:.1f}s"
+            f"{embedding.model_name()} in {time.perf_counter() - started:.1f}s"
         )

@@ -159,8 +159,16 @@ def sentence_limit(options: ReadOptions) -> int:
 
 
 def sentence_candidates(
-    user_id: int, message: str, vector: np.ndarray, conversation, options: ReadOptions
+    user_id: int,
+    message: str,
+    vector: np.ndarray,
+    conversation,
+    options: ReadOptions,
+    *,
+    version: int | None = None,
 ) -> list[Candidate]:
+    """The sentence store's candidates (``version``: the graph version the Read loaded its
+    snapshot at, so the vector side can use the process's cached copy)."""
     hits = sentences.search(
         user=user_id,
         text=message,
@@ -168,6 +176,7 @@ def sentence_candidates(
         limit=sentence_limit(options),
         exclude_conversation=conversation.pk if conversation else None,
         min_terms=max(options.passage_min_words, 1),
+        version=version,
     )
     return [
         Candidate(

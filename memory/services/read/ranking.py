@@ -184,7 +184,7 @@ def ranked_recall(
     lists = {"graph": graph}
     if with_sentences:
         lists["sentences"] = sentence_candidates(
-            user_id, message, message_vector, conversation, options
+            user_id, message, message_vector, conversation, options, version=snapshot.version
         )
     timings["seed"] = round(timings["seed"] + elapsed_ms(started), 2)
 

@@ -4,7 +4,8 @@
 content words, ranked by Okapi BM25 with the user's own document frequencies) and cosine
 similarity by reciprocal rank (k = ``RRF_K``), both restricted to the user, in one round
 trip. The vector side is an exact per-user scan while the user has at most
-``settings.EXACT_SCAN_MAX_KEYS`` sentences, and the shared HNSW index with
+``settings.EXACT_SCAN_MAX_KEYS`` sentences — in the process, from the cached vectors of
+``sentence_vectors``, when the caller passes the graph version — and the shared HNSW index with
 ``hnsw.iterative_scan = relaxed_order`` above (SPEC §2: an HNSW scan filtered on one user
 returns too few rows without it). No cap on history.
 """
@@ -21,6 +22,7 @@ from django.db import connection
 from memory.core.passages import BM25_B, BM25_K1, lexical_terms
 from memory.models import Sentence
 from memory.models.sentences import SENTENCE_CONFIG
+from memory.services.read import sentence_vectors
 from memory.services.read.sql import vector_literal
 
 __all__ = ["RRF_K", "SentenceHit", "search"]
@@ -55,21 +57,38 @@ class SentenceHit:
     lexical: float | None = None
 
 
-# One round trip. ``big`` decides, once, whether the user is past the exact-scan threshold: it
-# reads at most max+1 index entries, so it costs the same for a user of a million rows. Only
-# the matching branch of the vector side runs (the other's one-time filter is false). The
-# exact branch orders by an expression the HNSW index cannot serve, so it scans the user's
-# rows through the B-tree on user_id; the HNSW branch scans the shared index, continuing past
-# ef_search until enough of this user's rows are found (relaxed order: the ranks below come
-# from the distances themselves).
+# One round trip: the full-text list, the vector list ({dense}: ranked in SQL or listed by the
+# process) and their fusion.
 _SEARCH_SQL = """
     SET LOCAL hnsw.ef_search = {ef};
     SET LOCAL hnsw.iterative_scan = relaxed_order;
     WITH {terms}
+    lex AS ({lexical}),
+    {dense},
+    fused AS (
+        SELECT coalesce(l.id, v.id) AS id, l.rank AS lrank, l.r, v.rank AS drank, v.d,
+               coalesce(1.0 / ({rrf} + l.rank), 0) + coalesce(1.0 / ({rrf} + v.rank), 0) AS score
+        FROM lex l FULL JOIN dense v ON l.id = v.id
+    )
+    SELECT f.id, s.message_id, s.conversation_id, s.speaker, s.role, s.said_at, s.text,
+           f.lrank, f.drank, f.score, 1 - (s.vector <=> %(q)s::vector), f.r
+    FROM fused f JOIN {table} s ON s.id = f.id AND s.user_id = %(user)s
+    ORDER BY f.score DESC, f.lrank NULLS LAST, f.drank NULLS LAST, f.id LIMIT %(limit)s;
+    SET LOCAL hnsw.ef_search TO DEFAULT;
+    SET LOCAL hnsw.iterative_scan TO DEFAULT
+"""
+
+# The vector side in SQL. ``big`` decides, once, whether the user is past the exact-scan
+# threshold: it reads at most max+1 index entries, so it costs the same for a user of a
+# million rows. Only the matching branch runs (the other's one-time filter is false). The
+# exact branch orders by an expression the HNSW index cannot serve, so it scans the user's
+# rows through the B-tree on user_id; the HNSW branch scans the shared index, continuing past
+# ef_search until enough of this user's rows are found (relaxed order: the ranks below come
+# from the distances themselves).
+_SQL_DENSE = """
     big AS (
         SELECT EXISTS (SELECT 1 FROM {table} WHERE user_id = %(user)s OFFSET %(max)s) AS b
     ),
-    lex AS ({lexical}),
     exact AS (
         SELECT s.id, s.vector <=> %(q)s::vector AS d FROM {table} s
         WHERE s.user_id = %(user)s AND NOT (SELECT b FROM big) {filters}
@@ -83,19 +102,15 @@ _SEARCH_SQL = """
     dense AS (
         SELECT id, d, row_number() OVER (ORDER BY d, id) AS rank
         FROM (SELECT * FROM exact UNION ALL SELECT * FROM approx) x
-    ),
-    fused AS (
-        SELECT coalesce(l.id, v.id) AS id, l.rank AS lrank, l.r, v.rank AS drank, v.d,
-               coalesce(1.0 / ({rrf} + l.rank), 0) + coalesce(1.0 / ({rrf} + v.rank), 0) AS score
-        FROM lex l FULL JOIN dense v ON l.id = v.id
-    )
-    SELECT f.id, s.message_id, s.conversation_id, s.speaker, s.role, s.said_at, s.text,
-           f.lrank, f.drank, f.score, 1 - (s.vector <=> %(q)s::vector), f.r
-    FROM fused f JOIN {table} s ON s.id = f.id AND s.user_id = %(user)s
-    ORDER BY f.score DESC, f.lrank NULLS LAST, f.drank NULLS LAST, f.id LIMIT %(limit)s;
-    SET LOCAL hnsw.ef_search TO DEFAULT;
-    SET LOCAL hnsw.iterative_scan TO DEFAULT
-"""
+    )"""
+
+# The vector side ranked in the process (``sentence_vectors``): its ids and distances, in
+# order.
+_LISTED_DENSE = """
+    dense AS (
+        SELECT id, d, rank FROM unnest(%(dense_ids)s::bigint[], %(dense_d)s::float8[])
+            WITH ORDINALITY AS x(id, d, rank)
+    )"""
 
 # Full text ranked by Okapi BM25 (``BM25_K1``, ``BM25_B``, the Lucene idf) over the user's own
 # sentences: any of the message's content words (a question's words rarely all occur in one
@@ -145,6 +160,7 @@ def search(
     exclude_conversation: int | None = None,
     min_terms: int = 1,
     candidates: int = 50,
+    version: int | None = None,
 ) -> list[SentenceHit]:
     """``user``'s sentences best matching ``text`` (its content words, full text) and
     ``vector`` (its unit embedding, cosine), fused by reciprocal rank; best first (ties: the
@@ -152,7 +168,13 @@ def search(
 
     Each side ranks its ``candidates`` best rows (at least ``limit``). Sentences of
     ``exclude_conversation`` (an id; e.g. the current one) and with fewer than ``min_terms``
-    content words are left out. One round trip; every row read is ``user``'s.
+    content words are left out. Every row read is ``user``'s.
+
+    ``version``: the user's graph version as the caller read it (a Read has it from its
+    snapshot). With it, the vector side is ranked in the process from a cached copy of the
+    user's sentence vectors (``sentence_vectors``; reloaded when the version moved, one more
+    query); without it, or past ``EXACT_SCAN_MAX_KEYS`` sentences, in SQL. One round trip
+    otherwise.
     """
     user_id = user if isinstance(user, int) else user.pk
     if user_id is None or limit <= 0:
@@ -171,9 +193,6 @@ def search(
         else _NO_LEXICAL_SQL
     )
     terms = _TERMS_SQL.format(table=table, config=SENTENCE_CONFIG) if words else ""
-    sql = _SEARCH_SQL.format(
-        ef=max(2 * k, 100), table=table, lexical=lexical, filters=filters, rrf=RRF_K, terms=terms
-    )
     params = {
         "user": user_id,
         "max": int(settings.EXACT_SCAN_MAX_KEYS),
@@ -185,6 +204,29 @@ def search(
         "exclude": exclude_conversation,
     }
     with connection.cursor() as cursor:
+        listed = sentence_vectors.dense_list(
+            cursor,
+            user_id,
+            version,
+            vector,
+            k,
+            exclude_conversation=exclude_conversation,
+            min_terms=int(min_terms),
+        )
+        if listed is not None:
+            dense = _LISTED_DENSE
+            params["dense_ids"], params["dense_d"] = listed.ids, listed.distances
+        else:
+            dense = _SQL_DENSE.format(table=table, filters=filters)
+        sql = _SEARCH_SQL.format(
+            ef=max(2 * k, 100),
+            table=table,
+            lexical=lexical,
+            dense=dense,
+            filters=filters,
+            rrf=RRF_K,
+            terms=terms,
+        )
         cursor.execute(sql, params)
         while cursor.description is None and cursor.nextset():
             pass

