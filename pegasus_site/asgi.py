@@ -11,7 +11,7 @@ import os
 import threading
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "pegasus_site.settings")
-# One torch thread per embedding call in the web process (settings.EMBEDDING_THREADS).
+# One thread per embedding call in the web process (settings.EMBEDDING_THREADS).
 os.environ.setdefault("EMBEDDING_THREADS", "1")
 
 from channels.auth import AuthMiddlewareStack
@@ -46,4 +46,7 @@ def _warm_up_model() -> None:
 
 
 if os.environ.get("PEGASUS_WARM_MODEL", "1") != "0":
-    threading.Thread(target=_warm_up_model, name="pegasus-model-warm-up", daemon=True).start()
+    # Not a daemon: a process that exits while the model loads (a check, a short script that
+    # imports this module) waits for the load instead of tearing ONNX Runtime down mid-call,
+    # which aborts the process ("terminate called without an active exception").
+    threading.Thread(target=_warm_up_model, name="pegasus-model-warm-up", daemon=False).start()

@@ -47,6 +47,13 @@ class SentenceTransformerEncoder:
         self._model = SentenceTransformer(str(path), device="cpu", local_files_only=True)
         self.dim = int(self._model.get_embedding_dimension())
 
+    @property
+    def threads(self) -> int:
+        """Threads one call may use (torch's setting for the process)."""
+        import torch
+
+        return int(torch.get_num_threads())
+
     def encode(self, texts: list[str]) -> np.ndarray:
         return self._model.encode(
             texts,
@@ -82,7 +89,9 @@ class OnnxEncoder:
         self._tokenizer.no_padding()
         self._tokenizer.enable_truncation(max_length=_max_length(path))
         options = onnxruntime.SessionOptions()
-        options.intra_op_num_threads = max(threads, 0)  # 0: ONNX Runtime's default, one per core
+        # 0: ONNX Runtime's default, one per core.
+        self.threads = threads if threads > 0 else (os.cpu_count() or 1)
+        options.intra_op_num_threads = max(threads, 0)
         options.inter_op_num_threads = 1
         # Idle threads sleep instead of spinning: a web process must not burn a core between Reads.
         options.add_session_config_entry("session.intra_op.allow_spinning", "0")

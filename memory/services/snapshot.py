@@ -104,8 +104,8 @@ def clear_snapshot_cache() -> None:
 
 # --- loading -----------------------------------------------------------------------------------
 
-# One statement: the version, and — only when it differs from the cached one (or there is no
-# version row) — every row of the snapshot, tagged by part. Epoch instants are exact integer
+# One statement: the version, and — when it differs from ``cached`` (None when loading) or
+# there is no version row — every row of the snapshot, tagged by part. Epoch instants are exact integer
 # microseconds, so the strength arithmetic starts from the same numbers as the SQL's.
 _SNAPSHOT_SQL = """
     WITH v AS (SELECT (SELECT version FROM {versions} WHERE user_id = %(user)s) AS version),
@@ -135,9 +135,21 @@ _SNAPSHOT_SQL = """
 
 def load_snapshot(cursor, user_id: int) -> GraphSnapshot:
     """The user's current snapshot: the cached one when its version is current, else freshly
-    loaded (and cached, when the user has a version row). One query."""
+    loaded (and cached, when the user has a version row). One query (two when a cached
+    snapshot turned out stale)."""
     key = user_key(user_id)
     cached = _snapshots.get(key)
+    if cached is not None:
+        # The warm path: one indexed lookup. Asking for the version inside the loading
+        # statement instead cost 6 ms at 250 000 edges (the planner starts parallel workers
+        # for the branches that then read nothing).
+        cursor.execute(
+            f"SELECT version FROM {GraphVersion._meta.db_table} WHERE user_id = %s", [user_id]
+        )
+        row = cursor.fetchone()
+        if row is not None and row[0] == cached.version:
+            return cached
+        cached = None
     cursor.execute(
         _SNAPSHOT_SQL.format(
             versions=GraphVersion._meta.db_table,

@@ -1,5 +1,5 @@
-"""The web process embeds on one torch thread (settings.EMBEDDING_THREADS via asgi.py);
-other processes keep torch's default unless told otherwise."""
+"""The web process embeds on one thread (settings.EMBEDDING_THREADS via asgi.py); other
+processes keep the runtime's default unless told otherwise."""
 
 import os
 import subprocess
@@ -9,9 +9,7 @@ SCRIPT = """
 import os, django
 {setup}
 from memory import embedding
-import torch
-embedding.get_encoder()
-print(torch.get_num_threads())
+print(embedding.get_encoder().threads)
 """
 
 

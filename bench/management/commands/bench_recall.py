@@ -58,11 +58,12 @@ SEED_BUCKETS = {
 BENCH_PREFIX = "bench_recall_"
 
 
-def _torch_threads() -> int | None:
-    import sys
+def _embedding() -> dict:
+    """The sentence model's runtime and threads, as the timed Reads used it."""
+    from memory import embedding
 
-    torch = sys.modules.get("torch")  # loaded by the encoder; never imported just for this
-    return torch.get_num_threads() if torch is not None else None
+    encoder = embedding.get_encoder()
+    return {"runtime": embedding.runtime(), "threads": getattr(encoder, "threads", None)}
 
 
 def _percentiles(values: list[float]) -> dict[str, float]:
@@ -305,7 +306,7 @@ class Command(BaseCommand):
                 "cpus": os.cpu_count(),
                 "load_1m_before": round(load_before, 2),
                 "load_1m_after": round(os.getloadavg()[0], 2),
-                "torch_threads": _torch_threads(),
+                "embedding": _embedding(),
             },
             "slowest": {"ms": round(slowest[0], 2), "message": slowest[1]},
             "target_p95_ms": TARGETS_P95_MS.get(size),
@@ -351,6 +352,7 @@ class Command(BaseCommand):
         machine = r["machine"]
         lines.append(
             f"machine: {machine['cpus']} CPUs · load (1 min) {machine['load_1m_before']}"
-            f" → {machine['load_1m_after']} · torch threads {machine['torch_threads']}"
+            f" → {machine['load_1m_after']} · embedding {machine['embedding']['runtime']} on "
+            f"{machine['embedding']['threads']} thread(s)"
         )
         return "\n".join(lines)

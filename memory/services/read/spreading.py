@@ -9,7 +9,7 @@ import numpy as np
 from django.db import connection
 
 from memory.core.activation import FORWARD, REVERSE, SEED, Activation, select_fired
-from memory.core.activation_arrays import co_episode_gainers, spread_arrays
+from memory.core.activation_arrays import co_episode_gainers, neighbourhood, spread_arrays
 from memory.models import Traversal
 from memory.services.read.record import ReadOptions
 from memory.services.read.sql import id_array
@@ -34,10 +34,20 @@ def spread_and_fire(
     are vectorised, and only each side's ``budget`` best candidates become Activation
     records for ``select_fired`` — it takes at most that many from either side.
     """
-    at = np.flatnonzero(live)
+    seeds = snapshot.indices(seed_ids)
+    # Only the live edges the waves can reach (``neighbourhood``: the same result as the
+    # whole live graph, at the cost of what the Read touches).
+    at = neighbourhood(
+        len(snapshot.node_ids),
+        seeds,
+        snapshot.source,
+        snapshot.target,
+        live,
+        hops=options.hops,
+    )
     result = spread_arrays(
         len(snapshot.node_ids),
-        snapshot.indices(seed_ids),
+        seeds,
         snapshot.source[at],
         snapshot.target[at],
         strength[at],

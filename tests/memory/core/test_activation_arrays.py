@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from memory.core.activation import EdgeView, apply_co_episode_bonus, spread
-from memory.core.activation_arrays import co_episode_gainers, spread_arrays
+from memory.core.activation_arrays import co_episode_gainers, neighbourhood, spread_arrays
 
 
 def random_graph(rng: random.Random, n: int, m: int) -> list[EdgeView]:
@@ -54,6 +54,32 @@ def test_arrays_agree_with_the_reference_on_random_graphs(seed):
         elif not math.isclose(act.forward_in, act.reverse_in, rel_tol=1e-9):
             assert ("forward" if arrays.forward[node] else "reverse") == act.direction
     assert [edges[i].id for i in np.flatnonzero(arrays.crossed)] == crossed
+
+
+@pytest.mark.parametrize("seed", range(25))
+def test_spreading_over_the_seeds_neighbourhood_alone_gives_the_same_result(seed):
+    rng = random.Random(1000 + seed)
+    n = rng.randint(5, 300)
+    edges = random_graph(rng, n, rng.randint(0, 4 * n))
+    source = np.array([e.source for e in edges], dtype=np.int64)
+    target = np.array([e.target for e in edges], dtype=np.int64)
+    strength = np.array([e.strength for e in edges])
+    usable = np.array([rng.random() < 0.8 for _ in edges], dtype=bool)
+    seeds = np.array(rng.sample(range(n), rng.randint(1, 3)), dtype=np.int64)
+    hops = rng.choice([1, 2, 2, 3])
+
+    whole = np.flatnonzero(usable)
+    near = neighbourhood(n, seeds, source, target, usable, hops=hops)
+    full = spread_arrays(n, seeds, source[whole], target[whole], strength[whole], hops=hops)
+    part = spread_arrays(n, seeds, source[near], target[near], strength[near], hops=hops)
+
+    assert set(near.tolist()) <= set(whole.tolist())
+    for field in ("score", "forward_in", "reverse_in", "hop", "seed"):
+        assert np.array_equal(getattr(full, field), getattr(part, field)), field  # bit for bit
+    assert whole[full.crossed].tolist() == near[part.crossed].tolist()
+    # And it is a real cut: on sparse graphs with few seeds, far edges are left out.
+    if hops == 1:
+        assert all(usable[i] and (source[i] in seeds or target[i] in seeds) for i in near)
 
 
 def test_a_hub_with_thousands_of_seeds_agrees_too():
@@ -121,3 +147,14 @@ def test_co_episode_gainers_match_the_reference_bonus(seed):
 
     expected = {node for node, act in bonused.items() if act.bonus > 0}
     assert set(np.flatnonzero(gainers & ~arrays.seed).tolist()) == expected
+
+
+def test_the_neighbourhood_of_two_hops_on_a_chain_is_its_first_two_links():
+    # 0 - 1 - 2 - 3 - 4 …: node 1 sends at hop 2, so its every edge counts; node 2 never sends.
+    source = np.arange(0, 9)
+    target = np.arange(1, 10)
+    usable = np.ones(9, dtype=bool)
+    assert neighbourhood(10, np.array([0]), source, target, usable, hops=2).tolist() == [0, 1]
+    assert neighbourhood(10, np.array([4]), source, target, usable, hops=1).tolist() == [3, 4]
+    usable[1] = False  # a dormant link cuts the way
+    assert neighbourhood(10, np.array([0]), source, target, usable, hops=3).tolist() == [0]
