@@ -21,8 +21,9 @@ def id_array(ids: Iterable[int]) -> str:
 
 
 def vector_literal(vector: np.ndarray) -> str:
-    """pgvector's text input form of ``vector``, to bind as ``%s::vector``."""
-    return "[" + ",".join(repr(float(x)) for x in np.asarray(vector).ravel()) + "]"
+    """pgvector's text input form of ``vector``, to bind as ``%s::vector``. (``tolist`` makes
+    the Python floats in one call: iterating numpy scalars cost ~0.3 ms per vector.)"""
+    return "[" + ",".join(map(repr, np.asarray(vector, dtype=np.float64).ravel().tolist())) + "]"
 
 
 def vectors_from_binary(blobs: Iterable[bytes]) -> np.ndarray:
