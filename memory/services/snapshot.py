@@ -105,8 +105,9 @@ def clear_snapshot_cache() -> None:
 # --- loading -----------------------------------------------------------------------------------
 
 # One statement: the version, and — when it differs from ``cached`` (None when loading) or
-# there is no version row — every row of the snapshot, tagged by part. Epoch instants are exact integer
-# microseconds, so the strength arithmetic starts from the same numbers as the SQL's.
+# there is no version row — every row of the snapshot, tagged by part. Epoch instants are
+# exact integer microseconds, so the strength arithmetic starts from the same numbers as the
+# SQL's.
 _SNAPSHOT_SQL = """
     WITH v AS (SELECT (SELECT version FROM {versions} WHERE user_id = %(user)s) AS version),
     stale AS (SELECT 1 FROM v WHERE v.version IS NULL OR v.version IS DISTINCT FROM %(cached)s)
