@@ -178,7 +178,7 @@ def _recall(
     (in the same call: one hop less). With ``own_thread`` it runs in a pool thread
     (``thread_sensitive=False`` at the call): on the process's one sync thread every connected
     user's Read queued behind the others'. A pool thread keeps its connection between turns
-    only as the settings allow (``DB_CONN_MAX_AGE``, default 0: none), checked before use
+    only as the settings allow (``DB_CONN_MAX_AGE``, default 60 s), checked before use
     (``conn_health_checks``), so a database restart cannot leave it holding a dead one."""
     from memory.services.read import recall
 

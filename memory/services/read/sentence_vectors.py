@@ -7,7 +7,8 @@ of a Read's time at 10 000 nodes (docs/BENCHMARKS.md). As with the key matrix
 the search filters on (conversation, content-word count), tagged with the user's graph
 version — which the sentence store's triggers bump on every insert, update and delete
 (migration 0012) — and ranks them with one matrix product. A stale copy is never used: the
-Read passes the version it read, and a copy of another version is reloaded (one query) at
+Read passes the version it read, and a copy of another version is reloaded (one query,
+which reads the version with the rows and tags the copy with it) at
 the user's second search of the new version; the first is served by SQL, as loading costs
 more than one scan there.
 
@@ -25,7 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 from django.conf import settings
 
-from memory.models import Sentence
+from memory.models import GraphVersion, Sentence
 from memory.services.caches import UserLRU, user_key
 from memory.services.read.sql import vectors_from_binary
 
@@ -34,7 +35,7 @@ __all__ = ["DenseList", "clear_sentence_cache", "dense_list"]
 
 @dataclass(frozen=True)
 class _SentenceSet:
-    version: int
+    version: int | None
     threshold: int  # EXACT_SCAN_MAX_KEYS when loaded
     large: bool  # more sentences than the threshold: nothing cached, SQL's HNSW serves
     ids: np.ndarray  # ascending
@@ -69,7 +70,9 @@ _LOAD_SQL = """
             SELECT 1 FROM {table} WHERE user_id = %(user)s LIMIT %(max)s + 1
         ) x
     )
-    SELECT n.n, NULL::bigint AS id, NULL::bigint, NULL::int, NULL::bytea FROM n
+    SELECT n.n, NULL::bigint AS id,
+           (SELECT version FROM {versions} WHERE user_id = %(user)s), NULL::int, NULL::bytea
+    FROM n
     UNION ALL
     SELECT NULL, s.id, s.conversation_id, s.terms, vector_send(s.vector) FROM {table} s
     WHERE s.user_id = %(user)s AND (SELECT n FROM n) <= %(max)s
@@ -84,13 +87,16 @@ def clear_sentence_cache() -> None:
         _seen.clear()
 
 
-def _load(cursor, user_id: int, version: int) -> _SentenceSet:
+def _load(cursor, user_id: int) -> _SentenceSet:
+    """The user's sentences, tagged with the graph version read in the same statement (so
+    the tag always describes the rows, whichever server or snapshot answered)."""
     threshold = int(settings.EXACT_SCAN_MAX_KEYS)
     cursor.execute(
-        _LOAD_SQL.format(table=Sentence._meta.db_table), {"user": user_id, "max": threshold}
+        _LOAD_SQL.format(table=Sentence._meta.db_table, versions=GraphVersion._meta.db_table),
+        {"user": user_id, "max": threshold},
     )
     rows = cursor.fetchall()
-    large = int(rows[0][0]) > threshold
+    large, version = int(rows[0][0]) > threshold, rows[0][2]
     body = rows[1:]
     vectors = vectors_from_binary(row[4] for row in body)
     norms = np.linalg.norm(vectors, axis=1, keepdims=True)
@@ -142,7 +148,9 @@ def dense_list(
                 _seen.popitem(last=False)
         if first_sight:
             return None
-        entry = _load(cursor, user_id, version)
+        entry = _load(cursor, user_id)
+        if entry.version is None:
+            return None  # no version row: nothing can be cached
         _sets.put(key, entry)
     if entry.large:
         return None
