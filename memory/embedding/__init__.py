@@ -61,18 +61,18 @@ def model_name() -> str:
     return name if chosen == "torch" else f"{name}@{chosen}"
 
 
-def _load() -> Encoder:
-    chosen = runtime()
+def load_encoder(chosen: str, threads: int) -> Encoder:
+    """A new encoder of the configured model in runtime ``chosen`` (one of ``RUNTIMES``) on
+    ``threads`` threads (0: the runtime's default) — what ``get_encoder`` loads once per
+    process from the settings; benchmarks load the other runtimes with it."""
     if chosen == "torch":
-        return SentenceTransformerEncoder(
-            model_path(), settings.EMBEDDING_BATCH_SIZE, settings.EMBEDDING_THREADS
-        )
+        return SentenceTransformerEncoder(model_path(), settings.EMBEDDING_BATCH_SIZE, threads)
     return OnnxEncoder(
         model_path(),
         chosen,
         settings.EMBEDDING_BATCH_SIZE,
         Path(settings.VAR_DIR) / "models",
-        settings.EMBEDDING_THREADS,
+        threads,
     )
 
 
@@ -86,7 +86,7 @@ def get_encoder() -> Encoder:
     if _encoder is None:
         with _lock:
             if _encoder is None:
-                encoder = _load()
+                encoder = load_encoder(runtime(), settings.EMBEDDING_THREADS)
                 if encoder.dim != settings.EMBEDDING_DIM:
                     raise RuntimeError(
                         f"the embedding model gives {encoder.dim} dimensions but "

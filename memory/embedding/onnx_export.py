@@ -91,27 +91,26 @@ def onnx_file(model_dir: Path, runtime: str, cache_dir: Path) -> Path:
     return target
 
 
-class _MeanPooled:
-    """The transformer and sentence-transformers' mean pooling as one torch module."""
+def _mean_pooled(model):
+    """The transformer and sentence-transformers' mean pooling as one torch module (a class
+    made here: torch is imported only when exporting)."""
+    import torch
 
-    def __new__(cls, model):
-        import torch
+    class MeanPooled(torch.nn.Module):
+        def __init__(self, inner):
+            super().__init__()
+            self.inner = inner
 
-        class MeanPooled(torch.nn.Module):
-            def __init__(self, inner):
-                super().__init__()
-                self.inner = inner
+        def forward(self, input_ids, attention_mask, token_type_ids):
+            hidden = self.inner(
+                input_ids=input_ids,
+                attention_mask=attention_mask,
+                token_type_ids=token_type_ids,
+            ).last_hidden_state
+            mask = attention_mask.unsqueeze(-1).to(hidden.dtype)
+            return (hidden * mask).sum(1) / mask.sum(1).clamp(min=1e-9)
 
-            def forward(self, input_ids, attention_mask, token_type_ids):
-                hidden = self.inner(
-                    input_ids=input_ids,
-                    attention_mask=attention_mask,
-                    token_type_ids=token_type_ids,
-                ).last_hidden_state
-                mask = attention_mask.unsqueeze(-1).to(hidden.dtype)
-                return (hidden * mask).sum(1) / mask.sum(1).clamp(min=1e-9)
-
-        return MeanPooled(model)
+    return MeanPooled(model)
 
 
 def _export(model_dir: Path, runtime: str, target: Path) -> None:
@@ -120,8 +119,8 @@ def _export(model_dir: Path, runtime: str, target: Path) -> None:
 
     model = AutoModel.from_pretrained(str(model_dir), local_files_only=True).eval()
     # Any two-row input traces the graph; batch and sequence axes are dynamic.
-    example = tuple(torch.tensor([[101, 7592, 102, 0], [101, 7592, 2088, 102]]) for _ in _INPUTS)
-    example = (example[0], (example[0] != 0).long(), torch.zeros_like(example[0]))
+    ids = torch.tensor([[101, 7592, 102, 0], [101, 7592, 2088, 102]])
+    example = (ids, (ids != 0).long(), torch.zeros_like(ids))
     axes = {name: {0: "batch", 1: "sequence"} for name in _INPUTS}
     axes["embedding"] = {0: "batch"}
     with tempfile.TemporaryDirectory(dir=target.parent) as scratch:
@@ -129,7 +128,7 @@ def _export(model_dir: Path, runtime: str, target: Path) -> None:
         with warnings.catch_warnings(), torch.no_grad():
             warnings.simplefilter("ignore")  # tracer notes about Python conditionals
             torch.onnx.export(
-                _MeanPooled(model),
+                _mean_pooled(model),
                 example,
                 str(exported),
                 input_names=list(_INPUTS),

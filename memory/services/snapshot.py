@@ -104,40 +104,36 @@ def clear_snapshot_cache() -> None:
 
 # --- loading -----------------------------------------------------------------------------------
 
-# One statement: the version, and — when it differs from ``cached`` (None when loading) or
-# there is no version row — every row of the snapshot, tagged by part. Epoch instants are
-# exact integer microseconds, so the strength arithmetic starts from the same numbers as the
-# SQL's.
+# One statement: the version and every row of the snapshot, tagged by part (read together,
+# so the version describes the rows). Epoch instants are exact integer microseconds, so the
+# strength arithmetic starts from the same numbers as the SQL's.
 _SNAPSHOT_SQL = """
-    WITH v AS (SELECT (SELECT version FROM {versions} WHERE user_id = %(user)s) AS version),
-    stale AS (SELECT 1 FROM v WHERE v.version IS NULL OR v.version IS DISTINCT FROM %(cached)s)
-    SELECT 0, v.version, NULL::bigint, NULL::bigint, NULL::text, NULL::text, NULL::float8,
-           NULL::bigint, NULL::bigint, NULL::bigint, NULL::text
-    FROM v
+    SELECT 0, (SELECT version FROM {versions} WHERE user_id = %(user)s), NULL::bigint,
+           NULL::bigint, NULL::text, NULL::text, NULL::float8, NULL::bigint, NULL::bigint,
+           NULL::bigint, NULL::text
     UNION ALL
     SELECT 1, e.id, e.source_id, e.target_id, e.relation, e.stability, e.strength_at_touch,
            (extract(epoch FROM e.last_touched_at) * 1000000)::bigint,
            (extract(epoch FROM e.expires_at) * 1000000)::bigint,
            CASE WHEN btrim(s.text) <> '' THEN s.id END, e.occurred
     FROM {edges} e LEFT JOIN {snippets} s ON s.id = e.snippet_id AND s.user_id = e.user_id
-    WHERE EXISTS (SELECT 1 FROM stale) AND e.user_id = %(user)s
-      AND e.superseded_by_id IS NULL AND NOT e.dormant
+    WHERE e.user_id = %(user)s AND e.superseded_by_id IS NULL AND NOT e.dormant
     UNION ALL
     SELECT 2, n.id, NULL, NULL, n.name, n.kind, NULL, NULL, NULL, NULL, NULL
-    FROM {nodes} n WHERE EXISTS (SELECT 1 FROM stale) AND n.user_id = %(user)s
+    FROM {nodes} n WHERE n.user_id = %(user)s
     UNION ALL
     SELECT 3, m.node_id, m.episode_id, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL
-    FROM {members} m WHERE EXISTS (SELECT 1 FROM stale) AND m.user_id = %(user)s
+    FROM {members} m WHERE m.user_id = %(user)s
     UNION ALL
     SELECT 4, k.id, k.node_id, NULL, k.text, k.relation, NULL, NULL, NULL, NULL, NULL
-    FROM {keys} k WHERE EXISTS (SELECT 1 FROM stale) AND k.user_id = %(user)s
+    FROM {keys} k WHERE k.user_id = %(user)s
 """
 
 
 def load_snapshot(cursor, user_id: int) -> GraphSnapshot:
-    """The user's current snapshot: the cached one when its version is current, else freshly
-    loaded (and cached, when the user has a version row). One query (two when a cached
-    snapshot turned out stale)."""
+    """The user's current snapshot: the cached one when its version is current (one indexed
+    lookup), else freshly loaded with its version in one statement (and cached, when the user
+    has a version row). One query, two when a cached snapshot turned out stale."""
     key = user_key(user_id)
     cached = _snapshots.get(key)
     if cached is not None:
@@ -150,7 +146,6 @@ def load_snapshot(cursor, user_id: int) -> GraphSnapshot:
         row = cursor.fetchone()
         if row is not None and row[0] == cached.version:
             return cached
-        cached = None
     cursor.execute(
         _SNAPSHOT_SQL.format(
             versions=GraphVersion._meta.db_table,
@@ -160,13 +155,13 @@ def load_snapshot(cursor, user_id: int) -> GraphSnapshot:
             keys=MemoryKey._meta.db_table,
             snippets=Snippet._meta.db_table,
         ),
-        {"user": user_id, "cached": cached.version if cached is not None else None},
+        {"user": user_id},
     )
     rows = cursor.fetchall()
-    version = rows[0][1]
-    if cached is not None and version is not None and version == cached.version:
-        return cached
-    snapshot = _build(version, rows[1:])
+    # Found by its tag, not its place: nothing orders the branches of a UNION ALL.
+    header = next(i for i, row in enumerate(rows) if row[0] == 0)
+    version = rows[header][1]
+    snapshot = _build(version, rows[:header] + rows[header + 1 :])
     if version is not None:
         _snapshots.put(key, snapshot)
     return snapshot

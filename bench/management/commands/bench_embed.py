@@ -15,14 +15,12 @@ from __future__ import annotations
 
 import json
 import time
-from pathlib import Path
 
 import numpy as np
-from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
 from memory import embedding
-from memory.embedding.encoders import RUNTIMES, OnnxEncoder, SentenceTransformerEncoder
+from memory.embedding.encoders import RUNTIMES
 
 MESSAGE = "What did Caroline say about the pottery class she took last summer?"
 WORDS = ["caroline", "pottery", "summer"]
@@ -65,9 +63,9 @@ class Command(BaseCommand):
         unknown = [r for r in runtimes if r not in RUNTIMES]
         if unknown or options["repeat"] < 1:
             raise CommandError(f"runtimes are {', '.join(RUNTIMES)}; --repeat must be ≥ 1")
-        path, threads = embedding.model_path(), options["threads"]
+        threads = options["threads"]
         texts = [MESSAGE, *WORDS, *dict.fromkeys(SENTENCES)]
-        reference = _unit(SentenceTransformerEncoder(path, 64, threads).encode(texts))
+        reference = _unit(embedding.load_encoder("torch", threads).encode(texts))
         cases = {
             "message": [MESSAGE],
             "words": WORDS,
@@ -76,16 +74,7 @@ class Command(BaseCommand):
         }
         results = {}
         for runtime in runtimes:
-            if runtime == "torch":
-                encoder = SentenceTransformerEncoder(path, settings.EMBEDDING_BATCH_SIZE, threads)
-            else:
-                encoder = OnnxEncoder(
-                    path,
-                    runtime,
-                    settings.EMBEDDING_BATCH_SIZE,
-                    Path(settings.VAR_DIR) / "models",
-                    threads,
-                )
+            encoder = embedding.load_encoder(runtime, threads)
             cosine = (_unit(encoder.encode(texts)) * reference).sum(axis=1)
             timed = {}
             for name, batch in cases.items():

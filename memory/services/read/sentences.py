@@ -23,7 +23,7 @@ from memory.core.passages import BM25_B, BM25_K1, lexical_terms
 from memory.models import Sentence
 from memory.models.sentences import SENTENCE_CONFIG
 from memory.services.read import sentence_vectors
-from memory.services.read.sql import vector_literal
+from memory.services.read.sql import id_array, vector_literal
 
 __all__ = ["RRF_K", "SentenceHit", "search"]
 
@@ -215,7 +215,7 @@ def search(
         )
         if listed is not None:
             dense = _LISTED_DENSE
-            params["dense_ids"], params["dense_d"] = listed.ids, listed.distances
+            params["dense_ids"], params["dense_d"] = id_array(listed.ids), listed.distances
         else:
             dense = _SQL_DENSE.format(table=table, filters=filters)
         sql = _SEARCH_SQL.format(
