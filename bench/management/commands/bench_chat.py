@@ -24,8 +24,9 @@ Origin of its server.
 **Run.** Without ``--url`` it starts ``--daphne`` Daphne processes (``daphne
 pegasus_site.asgi:application`` on free loopback ports; clients spread round-robin) and
 ``--workers`` ``manage.py qcluster`` processes (``Q_WORKERS=1`` each), all on this command's
-database, in offline mode (no ``ANTHROPIC_API_KEY``) and with the per-minute message limit and
-the daily token budget lifted in their environment only. Logs go to ``var/bench-logs/``.
+database, in offline mode (no ``ANTHROPIC_API_KEY``), with ``DEBUG`` off as in production
+(Django's debug cursor records every query) and with the per-minute message limit and the
+daily token budget lifted in their environment only. Logs go to ``var/bench-logs/``.
 ``--redis`` also starts Debian's ``redis-server`` on a free loopback port without persistence
 (``bench.devredis``) and gives every started process its ``REDIS_URL``, so the Channels
 layer is shared as in a deployment on several machines; Redis is stopped at the end, also
@@ -799,7 +800,11 @@ class Command(BaseCommand):
     def _child_env(self, redis_url: str | None) -> dict:
         env = {k: v for k, v in os.environ.items() if k != "PEGASUS_EMBEDDED_DB"}
         env.update(
-            UNLIMITED_ENV, DATABASE_URL=_database_url(), ANTHROPIC_API_KEY="", PYTHONUNBUFFERED="1"
+            UNLIMITED_ENV,
+            DATABASE_URL=_database_url(),
+            ANTHROPIC_API_KEY="",
+            DEBUG="0",
+            PYTHONUNBUFFERED="1",
         )
         if redis_url:  # else whatever this shell has (none: each process's in-memory layer)
             env["REDIS_URL"] = redis_url
