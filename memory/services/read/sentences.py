@@ -118,16 +118,18 @@ _LISTED_DENSE = """
 # no idf, so "Caroline" (in every sentence she said) would weigh as much as "pottery". A
 # sentence rarely repeats a word, so the term frequency is taken as 1; its length is its
 # ``terms``. plainto_tsquery applies the same configuration (stemming, stop words) as the
-# generated column and parses any input safely; each distinct lexeme counts once.
+# generated column and parses any input safely; each distinct lexeme counts once. Each word's
+# matching rows are read once (``hits``): its document frequency counts all of them, the
+# ranking only those passing the filters (``ok``) — counting them in a second scan of the
+# same rows was a third of the statement.
 _LEXICAL_SQL = """
     SELECT id, r, row_number() OVER (ORDER BY r DESC, id) AS rank FROM (
-        SELECT s.id, sum(t.idf * ({k1} + 1) / (1 + {k1} * (1 - {b} + {b} * s.terms / st.avgdl)))
+        SELECT h.id, sum(t.idf * ({k1} + 1) / (1 + {k1} * (1 - {b} + {b} * h.terms / st.avgdl)))
                AS r
-        FROM terms t
-        JOIN {table} s ON s.user_id = %(user)s AND s.search @@ t.q {filters}
-        CROSS JOIN st
-        GROUP BY s.id
-        ORDER BY r DESC, s.id LIMIT %(k)s
+        FROM hits h JOIN terms t ON t.i = h.i CROSS JOIN st
+        WHERE h.ok
+        GROUP BY h.id
+        ORDER BY r DESC, h.id LIMIT %(k)s
     ) l
 """
 _TERMS_SQL = """
@@ -136,16 +138,18 @@ _TERMS_SQL = """
         FROM {table} WHERE user_id = %(user)s
     ),
     words AS (
-        SELECT DISTINCT q FROM (
-            SELECT plainto_tsquery('{config}', w) AS q FROM unnest(%(words)s::text[]) w
-        ) x WHERE numnode(q) > 0
+        SELECT min(i) AS i, q FROM (
+            SELECT x.i, plainto_tsquery('{config}', x.w) AS q
+            FROM unnest(%(words)s::text[]) WITH ORDINALITY AS x(w, i)
+        ) x WHERE numnode(q) > 0 GROUP BY q
+    ),
+    hits AS MATERIALIZED (
+        SELECT w.i, s.id, s.terms, (TRUE {filters}) AS ok
+        FROM words w JOIN {table} s ON s.user_id = %(user)s AND s.search @@ w.q
     ),
     terms AS (
-        SELECT w.q, ln(1 + (st.n - d.df + 0.5) / (d.df + 0.5)) AS idf
-        FROM words w CROSS JOIN st
-        CROSS JOIN LATERAL (
-            SELECT count(*) AS df FROM {table} s WHERE s.user_id = %(user)s AND s.search @@ w.q
-        ) d
+        SELECT h.i, ln(1 + (st.n - count(*) + 0.5) / (count(*) + 0.5)) AS idf
+        FROM hits h CROSS JOIN st GROUP BY h.i, st.n
     ),
 """
 _NO_LEXICAL_SQL = "SELECT NULL::bigint AS id, NULL::real AS r, NULL::bigint AS rank WHERE false"
@@ -185,14 +189,8 @@ def search(
     if exclude_conversation is not None:
         filters += " AND s.conversation_id <> %(exclude)s"
     words = list(dict.fromkeys(lexical_terms(text)))
-    lexical = (
-        _LEXICAL_SQL.format(
-            table=table, config=SENTENCE_CONFIG, filters=filters, k1=float(BM25_K1), b=float(BM25_B)
-        )
-        if words
-        else _NO_LEXICAL_SQL
-    )
-    terms = _TERMS_SQL.format(table=table, config=SENTENCE_CONFIG) if words else ""
+    lexical = _LEXICAL_SQL.format(k1=float(BM25_K1), b=float(BM25_B)) if words else _NO_LEXICAL_SQL
+    terms = _TERMS_SQL.format(table=table, config=SENTENCE_CONFIG, filters=filters) if words else ""
     params = {
         "user": user_id,
         "max": int(settings.EXACT_SCAN_MAX_KEYS),

@@ -4,6 +4,7 @@ the exact and HNSW vector paths, cascades, the extraction job's hook and the bac
 from __future__ import annotations
 
 import importlib
+import math
 from datetime import timedelta
 
 import pytest
@@ -244,6 +245,45 @@ def test_search_leaves_out_the_excluded_conversation_and_short_sentences(alice):
     got = [h.text for h in find(alice, "violin", exclude_conversation=current.pk, min_terms=2)]
 
     assert got == ["I practise the violin scales daily at home."]
+
+
+def test_full_text_scores_are_okapi_bm25_over_all_the_users_sentences(alice, bob):
+    """Each word's idf counts every sentence of the user holding it — the excluded
+    conversation's and the too-short ones too — while only the rest are ranked."""
+    current, _ = ended_conversation(alice, ["The violin teacher praised my violin bow."])
+    ended_conversation(
+        alice,
+        [
+            "Violin.",
+            "I practise violin scales daily.",
+            "Lisbon has steep streets and yellow trams everywhere.",
+            "My violin lessons in Lisbon start in May.",
+        ],
+    )
+    ended_conversation(bob, ["violin violin violin"] * 4)  # never counted for alice
+
+    hits = find(alice, "violin Lisbon", exclude_conversation=current.pk, min_terms=2, limit=10)
+
+    rows = list(Sentence.objects.for_user(alice).values_list("text", "terms"))
+    n, avgdl = len(rows), max(sum(t for _, t in rows) / len(rows), 1)
+    df = {w: sum(w in text.lower() for text, _ in rows) for w in ("violin", "lisbon")}
+    assert df == {"violin": 4, "lisbon": 2}
+    idf = {w: math.log(1 + (n - d + 0.5) / (d + 0.5)) for w, d in df.items()}
+    k1, b = sentence_search.BM25_K1, sentence_search.BM25_B
+    terms = dict(rows)
+
+    def bm25(text):
+        norm = k1 * (1 - b + b * terms[text] / avgdl)
+        return sum(idf[w] * (k1 + 1) / (1 + norm) for w in idf if w in text.lower())
+
+    lexical = {h.text: h.lexical for h in hits if h.lexical is not None}
+    assert set(lexical) == {
+        "I practise violin scales daily.",
+        "Lisbon has steep streets and yellow trams everywhere.",
+        "My violin lessons in Lisbon start in May.",
+    }
+    for text, score in lexical.items():
+        assert score == pytest.approx(bm25(text), rel=1e-9)
 
 
 def test_bob_with_the_same_words_never_appears_in_alices_search(alice, bob):
