@@ -107,8 +107,7 @@ def begin_turn(*, user, conversation_id, text, client_id: str, now: datetime) ->
 
     Three queries for a new message (the conversation with the user's count of the last
     minute, the client id's earlier turn, the insert with the conversation's update in one
-    transaction): it runs on the process's one database thread, every user's turn queued
-    there behind the others'."""
+    transaction)."""
     from memory.models import get_owned_or_404
 
     recent = (
@@ -166,35 +165,19 @@ the full record was ~390 kB per turn."""
 
 
 def _recall(
-    user,
-    conversation: Conversation,
-    text: str,
-    now: datetime,
-    *,
-    own_thread: bool,
-    self_names: bool = False,
+    user, conversation: Conversation, text: str, now: datetime, *, self_names: bool = False
 ) -> tuple[dict, list[str]]:
     """The turn's Read, and with ``self_names`` the user's own names for the offline reply
-    (in the same call: one hop less). With ``own_thread`` it runs in a pool thread
-    (``thread_sensitive=False`` at the call): on the process's one sync thread every connected
-    user's Read queued behind the others'. A pool thread keeps its connection between turns
-    only as the settings allow (``DB_CONN_MAX_AGE``, default 60 s), checked before use
-    (``conn_health_checks``), so a database restart cannot leave it holding a dead one."""
+    (in the same call: one hop less)."""
     from memory.services.read import recall
 
-    if own_thread:
-        close_old_connections()
-    try:
-        record = recall(
-            user=user,
-            message=text,
-            now=now,
-            conversation=None if conversation.incognito else conversation,
-        )
-        names = user_self_names(user) if self_names else []
-    finally:
-        if own_thread:
-            close_old_connections()
+    record = recall(
+        user=user,
+        message=text,
+        now=now,
+        conversation=None if conversation.incognito else conversation,
+    )
+    names = user_self_names(user) if self_names else []
     return record.to_dict(limit=RECORD_LIST_LIMIT), names
 
 
@@ -257,6 +240,38 @@ async def database_failed(send: Send, *, saved: bool) -> None:
     await send({"type": "error", "code": "server_error", "detail": detail})
 
 
+def _in_transaction() -> bool:
+    return connection.in_atomic_block
+
+
+def _with_own_connection(function, *args, **kwargs):
+    """``function`` on a pool thread's own connection, released as Django releases a
+    request's: closed when broken or older than ``DB_CONN_MAX_AGE`` (default 60 s), and
+    health-checked before its next use (``conn_health_checks``), so a database restart cannot
+    leave a thread holding a dead one."""
+    close_old_connections()
+    try:
+        return function(*args, **kwargs)
+    finally:
+        close_old_connections()
+
+
+async def _database(function, *args, in_transaction: bool, **kwargs):
+    """Run a turn's database step off the event loop.
+
+    On a pool thread (``thread_sensitive=False``) with that thread's own connection: on the
+    process's one sync thread every user's steps queued behind the others', each waiting on
+    PostgreSQL — at 50 turns/s storing the message and storing the reply waited 90 ms there
+    each (docs/BENCHMARKS.md). A caller inside a transaction (an API view in an atomic block,
+    a test) must read its own uncommitted writes: then the step runs on the caller's thread
+    and connection."""
+    if in_transaction:
+        return await sync_to_async(function, thread_sensitive=True)(*args, **kwargs)
+    return await sync_to_async(_with_own_connection, thread_sensitive=False)(
+        function, *args, **kwargs
+    )
+
+
 async def run_turn(
     *,
     user,
@@ -277,17 +292,18 @@ async def run_turn(
     fixed_clock = now is not None
     now = now or timezone.now()
 
-    def begin() -> tuple[TurnStart, bool]:
-        # Whether the caller is inside a transaction is read on the same hop.
-        return (
-            begin_turn(
-                user=user, conversation_id=conversation_id, text=text, client_id=client_id, now=now
-            ),
-            connection.in_atomic_block,
-        )
-
+    # Read on the caller's thread: no database work, so it waits for nothing there.
+    in_transaction = await sync_to_async(_in_transaction)()
     try:
-        start, in_transaction = await sync_to_async(begin)()
+        start = await _database(
+            begin_turn,
+            user=user,
+            conversation_id=conversation_id,
+            text=text,
+            client_id=client_id,
+            now=now,
+            in_transaction=in_transaction,
+        )
     except TurnError as exc:
         await send({"type": "error", "code": exc.code, "detail": exc.detail})
         return None
@@ -314,15 +330,14 @@ async def run_turn(
     )
     offline = not llm.llm_enabled()
     try:
-        # A caller inside a transaction (an API view in an atomic block, a test) must read its
-        # own uncommitted writes: then the Read stays on the caller's thread and connection.
-        record, self_names = await sync_to_async(_recall, thread_sensitive=in_transaction)(
+        record, self_names = await _database(
+            _recall,
             user,
             conversation,
             user_message.text,
             now,
-            own_thread=not in_transaction,
             self_names=offline,
+            in_transaction=in_transaction,
         )
     except DATABASE_DOWN:
         await database_failed(send, saved=True)
@@ -337,7 +352,9 @@ async def run_turn(
                 offline_reply(record, message=user_message.text, self_names=self_names)
             )
         else:
-            turns = await sync_to_async(recent_turns)(conversation, user_message)
+            turns = await _database(
+                recent_turns, conversation, user_message, in_transaction=in_transaction
+            )
             stream = claude_stream(
                 system_prompt(record["text"]), prompt_turns(turns, record["text"]), usage
             )
@@ -361,7 +378,9 @@ async def run_turn(
         )
         return None
     try:
-        reply = await sync_to_async(_store_reply)(
+        reply = await _database(
+            _store_reply,
+            in_transaction=in_transaction,
             user=user,
             conversation=conversation,
             user_message=user_message,
