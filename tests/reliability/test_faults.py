@@ -493,17 +493,28 @@ def test_a_chat_turn_against_a_failing_model_gives_a_clear_error_and_keeps_the_m
 # --- 3. PostgreSQL restarts -------------------------------------------------------------------
 
 
+STREAMED = [f"part {n} " for n in range(10)]
+DOWN_WHILE_STREAMING = "down while the reply streams"
+RESTARTED_WHILE_STREAMING = "restarted while the reply streams"
+DOWN_WHILE_SENDING = "down while the user sends"
+
+
 def _restart_during_turn(faults, llm, phase: str):
+    """One turn with PostgreSQL stopped or restarted at ``phase``. Down until the reply has
+    failed to be stored, or down while the message is sent: an error frame saying to send
+    again, and the same client_id sent again is answered once. Restarted while the reply
+    streams: the turn's database steps run on connections checked before use, so the reply is
+    stored once the server is back — no error, nothing lost, and a resend replays it."""
     user = make_user("db-chat")
     conversation = open_conversation(user)
     cookie = session_cookie(user)
-    text = f"Database restart {phase}, {user.username}"
-    if phase == "while the reply streams":
-        llm.plan(text, [Reply(text=[f"part {n} " for n in range(10)], chunk_delay=0.25)])
+    text = f"Database {phase}, {user.username}"
+    if phase != DOWN_WHILE_SENDING:
+        llm.plan(text, [Reply(text=STREAMED, chunk_delay=0.25)])
 
     async def run():
         async with Chat(faults, cookie, conversation.pk) as chat:
-            if phase == "while the user sends":
+            if phase == DOWN_WHILE_SENDING:
                 await asyncio.to_thread(faults.stop_db)
                 first = await chat.turn(text, "r1")
                 await asyncio.to_thread(faults.start_db)
@@ -511,8 +522,13 @@ def _restart_during_turn(faults, llm, phase: str):
                 await chat.send(text, "r1")
                 first = await chat.events(until=frozenset({"delta", "done", "error"}))
                 if first[-1]["type"] == "delta":
-                    await asyncio.to_thread(faults.restart_db)
-                    first += await chat.events()
+                    if phase == RESTARTED_WHILE_STREAMING:
+                        await asyncio.to_thread(faults.restart_db)
+                        first += await chat.events()
+                    else:
+                        await asyncio.to_thread(faults.stop_db)
+                        first += await chat.events()
+                        await asyncio.to_thread(faults.start_db)
         async with Chat(faults, cookie, conversation.pk) as chat:  # reconnect, send again
             again = await chat.turn(text, "r1")
         return first, again
@@ -520,11 +536,21 @@ def _restart_during_turn(faults, llm, phase: str):
     first, again = asyncio.run(run())
     faults.reset_connection()
     problems: list[str] = []
-    if first[-1]["type"] != "error" or "again" not in first[-1].get("detail", ""):
-        problems.append(f"{phase}: no clear error frame: {first[-1]}")
-    if again[-1]["type"] != "done":
-        problems.append(f"{phase}: sending again after reconnecting failed: {again[-1]}")
-    problems += message_problems(conversation.pk, [("user", text), REPLY])
+    if phase == RESTARTED_WHILE_STREAMING:
+        reply = ("assistant", "".join(STREAMED))
+        if first[-1]["type"] != "done":
+            problems.append(f"{phase}: the reply was not stored after the restart: {first[-1]}")
+        elif (
+            again[-1]["type"] != "done" or again[-1]["message"]["id"] != first[-1]["message"]["id"]
+        ):
+            problems.append(f"{phase}: sending again did not replay the stored reply: {again[-1]}")
+    else:
+        reply = REPLY
+        if first[-1]["type"] != "error" or "again" not in first[-1].get("detail", ""):
+            problems.append(f"{phase}: no clear error frame: {first[-1]}")
+        if again[-1]["type"] != "done":
+            problems.append(f"{phase}: sending again after reconnecting failed: {again[-1]}")
+    problems += message_problems(conversation.pk, [("user", text), reply])
     return problems, user, conversation.pk
 
 
@@ -532,7 +558,7 @@ def _restart_round(faults, llm, report) -> list[str]:
     """Both phases, then both conversations ended: the worker, whose broker polling failed
     during the restarts, must still extract each exactly once."""
     results = []
-    for phase in ("while the reply streams", "while the user sends"):
+    for phase in (DOWN_WHILE_STREAMING, RESTARTED_WHILE_STREAMING, DOWN_WHILE_SENDING):
         started = time.monotonic()
         found, user, conversation_id = _restart_during_turn(faults, llm, phase)
         results.append((phase, found, user, conversation_id, time.monotonic() - started))
@@ -551,8 +577,12 @@ def _restart_round(faults, llm, report) -> list[str]:
             f"PostgreSQL restart during a chat turn ({phase})",
             problems=found,
             seconds=seconds + waited / 2,
-            note="error frame; the same client_id sent again is answered once; the "
-            "conversation, ended, is extracted once",
+            note=(
+                "the reply stored after the restart, a resend replays it"
+                if phase == RESTARTED_WHILE_STREAMING
+                else "error frame; the same client_id sent again is answered once"
+            )
+            + "; the conversation, ended, is extracted once",
             s_from_end_to_extracted=round(waited, 1),
         )
         problems += found
