@@ -13,6 +13,7 @@ from collections.abc import Iterable, Sequence
 
 from rapidfuzz.distance import Levenshtein
 
+from memory.core.first_names import is_given_name
 from memory.core.merge_types import (
     HOLD,
     MERGE,
@@ -24,7 +25,21 @@ from memory.core.merge_types import (
     make_verdict,
     node_forms,
 )
+from memory.core.person_forms import (
+    FAMILY_ROLE,
+    MIDDLE_NAME,
+    SURNAME,
+    SWAPPED,
+    TRANSLITERATION,
+    middle_names,
+    same_rest,
+    surname_alone,
+    swapped,
+    transliterated,
+)
 from memory.core.person_names import (
+    NICKNAME,
+    SHORT_FORM,
     SPELLING,
     VARIANT,
     PersonName,
@@ -36,8 +51,15 @@ from memory.core.person_names import (
     parse_person,
     relate_first_names,
 )
+from memory.core.person_roles import same_close_family, shares_role, specific_roles
 
-__all__ = ["different_people", "gender_of_titles", "node_gender", "person_verdict"]
+__all__ = [
+    "different_people",
+    "exact_moved_by_role",
+    "gender_of_titles",
+    "node_gender",
+    "person_verdict",
+]
 
 # Person rules, strongest first: a merge or hold names the strongest rule that matched.
 _PERSON_RANK = {
@@ -45,10 +67,21 @@ _PERSON_RANK = {
     "title": 1,
     "first-name": 2,
     "spelling": 3,
+    TRANSLITERATION: 3,
     "short-form": 4,
     "pet-form": 5,
-    "variant": 6,
+    MIDDLE_NAME: 6,
+    SWAPPED: 7,
+    SURNAME: 8,
+    FAMILY_ROLE: 9,
+    "variant": 10,
 }
+# A clipped name between two full names of one surname extends the short one by this many
+# letters or fewer: another given name on the same stem (Leo/Leon Fischer), asked about.
+_SAME_STEM_REST = 2
+# ... unless the letters added are silent: Ann/Anne, Sara/Sarah are one name.
+_SILENT = frozenset({"e", "h"})
+BY_ROLE = "-by-role"
 
 
 def _person_match(inc: PersonName, form: PersonName) -> str | None:
@@ -57,11 +90,17 @@ def _person_match(inc: PersonName, form: PersonName) -> str | None:
     * the same words with another title or other accents → "title" / "spelling";
     * title + surname ("Mr. Patterson") → the surname of a full name ("Matt Patterson"),
       or a full name → a stored title + surname → "title";
+    * the same full name in Cyrillic or Greek and in Latin letters → "transliteration";
     * one name is a lone first name and the other a full name whose first name is the
       same, a nickname of it ("first-name"), a respelling ("spelling") or a clipped form
-      ("short-form") of it;
+      ("short-form") of it — or the lone word is the full name's surname and no given
+      name ("surname");
     * the same number of words, the same words after the first, first names related:
-      "nickname" (Bill Smith/William Smith), "spelling" or "short-form".
+      "nickname" (Bill Smith/William Smith), "spelling" or "short-form" — a clipped form
+      the table does not list, or one a letter or two short, is "variant" between full
+      names (Priya/Priyanka Shah, Leo/Leon Fischer);
+    * full names with middle names left out ("middle-name") or in the other order
+      ("swapped").
     """
     a, b = inc.words, form.words
     if not a or not b:
@@ -72,14 +111,51 @@ def _person_match(inc: PersonName, form: PersonName) -> str | None:
         return "title" if len(b) >= 2 and b[-1] == a[0] else None
     if form.title and len(b) == 1:
         return "title" if len(a) >= 2 and a[-1] == b[0] else None
+    across = transliterated(a, b)
+    if across is not None:
+        return across
     if (len(a) == 1) != (len(b) == 1):
         if a[0] == b[0]:
             return "first-name"
         why = relate_first_names(a[0], b[0])
-        return "first-name" if why == "nickname" else why
-    if a[1:] != b[1:]:
-        return None
-    return relate_first_names(a[0], b[0])
+        if why is not None:
+            return "first-name" if why == "nickname" else why
+        return surname_alone(a, b)
+    if len(a) == 1:  # two lone first names
+        return relate_first_names(a[0], b[0])
+    if same_rest(a, b):
+        return SPELLING if a[0] == b[0] else _full_first_names(a[0], b[0])
+    return middle_names(a, b) or swapped(a, b)
+
+
+def _full_first_names(a: str, b: str) -> str | None:
+    """How the first names of two full names of one surname relate. A clipped name is
+    evidence of one person when it is how the user mentions someone in passing (Jon, for
+    Jonathan Reyes); said with the surname it is a name given in full, so a clipped form
+    the table does not list (Priya Shah / Priyanka Shah), or a given name a letter or two
+    short of the other (Leo / Leon Fischer), may be a relative's: asked, not merged."""
+    why = relate_first_names(a, b)
+    if why not in (NICKNAME, SHORT_FORM):
+        return why
+    short, long = sorted((a, b), key=len)
+    if not long.startswith(short):
+        return why
+    rest = long[len(short) :]
+    if why == SHORT_FORM:
+        return VARIANT
+    if is_given_name(short) and len(rest) <= _SAME_STEM_REST and rest not in _SILENT:
+        return VARIANT
+    return why
+
+
+def _family_role(inc: PersonName, form: PersonName, mention: Mention, node: StoredNode) -> str:
+    """Two full names with one first name, both the user's sister (brother, mother, father,
+    son, daughter): a user has no two sisters of one name, so the surname changed (Laura
+    Kim, married, is Laura Becker)."""
+    a, b = inc.words, form.words
+    if inc.title or form.title or len(a) < 2 or len(b) < 2 or a[0] != b[0]:
+        return ""
+    return FAMILY_ROLE if same_close_family(mention.roles, node.roles) else ""
 
 
 def different_people(inc: PersonName, form: PersonName, threshold: float) -> bool:
@@ -137,7 +213,8 @@ def person_verdict(
     found: dict[int, str] = {}
     for node in same_kind:
         for form in node_forms(node):
-            why = _person_match(inc, parse_person(form))
+            parsed = parse_person(form)
+            why = _person_match(inc, parsed) or _family_role(inc, parsed, mention, node) or None
             # The user is not renamed by a guess: only the nickname table reaches the
             # self node (as it always has); clipped or respelled names do not.
             if why is None or (node.is_self and why != "nickname"):
@@ -157,6 +234,9 @@ def person_verdict(
         return make_verdict(NEW, list(found), "contradiction", dict.fromkeys(found, 1.0))
     scores = {i: (1.0 if found[i] != SPELLING else best_similarity(new, by_id[i])) for i in fitting}
     if len(found) > 1:
+        picked = _picked_by_role(found, fitting, by_id, mention)
+        if picked is not None:
+            return make_verdict(MERGE, [picked], found[picked] + BY_ROLE, {picked: scores[picked]})
         return make_verdict(HOLD, fitting, f"{rule}-ambiguous", scores)
     only = by_id[fitting[0]]
     if rule == VARIANT:
@@ -179,6 +259,65 @@ def person_verdict(
             scores.update({n.id: best_similarity(new, n) for n in near})
             return make_verdict(HOLD, [only.id, *(n.id for n in near)], f"{rule}-near-tie", scores)
     return make_verdict(MERGE, fitting, rule, scores)
+
+
+def _first_name(node: StoredNode) -> str:
+    return parse_person(node_forms(node)[0]).first
+
+
+def _picked_by_role(
+    found: dict[int, str], fitting: list[int], by_id: dict[int, StoredNode], mention: Mention
+) -> int | None:
+    """The one candidate the user's own relation picks among several: the mention's role is
+    shared by exactly one that fits (Hannah the colleague), and every other one that fits is
+    known to the user as something else (a friend) — one of unknown role may be the
+    colleague too. The role must single someone out: "friend" does not, for a colleague or
+    a neighbour is often called a friend (Chris the friend may be Christina the colleague).
+    And the name must not point elsewhere: all the candidates have one first
+    name (Hannah Kessler, Hannah Brandt) or were matched by title and surname, or the picked
+    one is reached by a strictly stronger rule than every other (Rob: Robert by the nickname
+    table, Roberta only by prefix). Between different names the name reaches as well
+    (Alex: Alexandra, Alexander) which name was meant is a question a role does not
+    settle."""
+    roles = specific_roles(mention.roles)
+    if not roles or VARIANT in found.values():
+        return None
+    sharing = [i for i in fitting if shares_role(roles, by_id[i].roles)]
+    if len(sharing) != 1:
+        return None
+    picked = sharing[0]
+    if not all(by_id[i].roles for i in fitting if i != picked):
+        return None
+    same_name = len({_first_name(by_id[i]) for i in found}) == 1
+    by_title = set(found.values()) == {"title"}
+    rank = _PERSON_RANK[found[picked]]
+    stronger = all(rank < _PERSON_RANK[why] for i, why in found.items() if i != picked)
+    return picked if same_name or by_title or stronger else None
+
+
+def exact_moved_by_role(
+    new: str, exact: StoredNode, same_kind: Sequence[StoredNode], mention: Mention
+) -> MergeVerdict | None:
+    """A person of exactly the name of a stored node that the user's relations contradict
+    (incoming Theo the boss, stored Theo the brother) goes to the one other person of that
+    first name who has the same relation and nothing against it (Theo Grant, the boss).
+    None otherwise: the exact rule stands, for a second node of one name and kind cannot be
+    made (SPEC §4) and so cannot be held apart."""
+    inc = parse_person(new)
+    inc_gender = mention.gender or gender_of_titles([inc.title])
+    if not mention.roles or not contradicts(
+        mention.roles, exact.roles, inc_gender, node_gender(exact)
+    ):
+        return None
+    others = [n for n in same_kind if n.id != exact.id]
+    verdict = person_verdict(new, others, mention)
+    if verdict is None or verdict.action != MERGE:
+        return None
+    target = next(n for n in others if n.id == verdict.target)
+    if not shares_role(mention.roles, target.roles) or _first_name(target) != inc.first:
+        return None
+    rule = verdict.rule if verdict.rule.endswith(BY_ROLE) else verdict.rule + BY_ROLE
+    return make_verdict(MERGE, [target.id], rule, dict(verdict.scores))
 
 
 def gender_of_titles(titles: Iterable[str]) -> str:

@@ -15,7 +15,14 @@ from rapidfuzz.distance import Levenshtein
 
 from memory.core.cleaning import SELF_PLACEHOLDERS, normalise_name
 from memory.core.first_names import name_group
-from memory.core.merge_people import different_people, gender_of_titles, person_verdict
+from memory.core.merge_orgs import LEGAL_FORM, org_core_words, same_company
+from memory.core.merge_people import (
+    different_people,
+    exact_moved_by_role,
+    gender_of_titles,
+    node_gender,
+    person_verdict,
+)
 from memory.core.merge_types import (
     HOLD,
     MERGE,
@@ -27,7 +34,9 @@ from memory.core.merge_types import (
     make_verdict,
     node_forms,
 )
-from memory.core.person_names import SPELLING, fold_accents, parse_person
+from memory.core.name_spelling import spelling_keys
+from memory.core.person_names import SPELLING, contradicts, parse_person
+from memory.core.person_roles import PET
 from memory.core.words import STOP_WORDS, word_zipf
 
 __all__ = [
@@ -58,6 +67,8 @@ CATCH_ALL_KINDS = frozenset({"OTHER", "THING"})
 # Kinds that name a concept, not a referent with a name of its own: a word added to one
 # ("painted bowl", "unconditional love") names a narrower thing, not the same one.
 CONCEPT_KINDS = frozenset({"THING", "TOPIC", "EVENT", "PREFERENCE"})
+# Kinds whose names are compared word by word as sets (``_similar_named_thing``).
+NAMED_THING_KINDS = frozenset({"ORG", "OTHER"})
 # Two different words this common (wordfreq's Zipf scale: ≈ the 30 000 most used English
 # words) are two words, not one misspelt ("making"/"taking"); a rarer one may be a typo.
 COMMON_WORD_ZIPF = 3.0
@@ -65,34 +76,6 @@ LLM_MERGE_ABOVE = 0.90
 LLM_FLAG_ABOVE = 0.70
 
 _WORD = re.compile(r"[^\W_]+")
-# Legal forms an organisation's name is written with, each abbreviation with its full form:
-# "Acme Corp" and "Acme Corporation" are one company; "Acme Inc" and "Acme Ltd" may be two.
-_LEGAL_FORMS = {
-    "corp": "corporation",
-    "corporation": "corporation",
-    "inc": "incorporated",
-    "incorporated": "incorporated",
-    "co": "company",
-    "company": "company",
-    "ltd": "limited",
-    "limited": "limited",
-    "llc": "llc",
-    "plc": "plc",
-    "gmbh": "gmbh",
-    "ag": "ag",
-    "sa": "sa",
-    "sarl": "sarl",
-    "srl": "srl",
-    "spa": "spa",
-    "bv": "bv",
-    "nv": "nv",
-    "oy": "oy",
-    "ab": "ab",
-    "pty": "pty",
-    "lp": "lp",
-    "llp": "llp",
-    "kg": "kg",
-}
 
 
 def is_self_placeholder(name: str) -> bool:
@@ -101,9 +84,12 @@ def is_self_placeholder(name: str) -> bool:
 
 
 def _words(norm: str) -> list[str]:
+    return _content(_WORD.findall(norm))
+
+
+def _content(tokens: list[str]) -> list[str]:
     # Function words ("the", "of") would make "The Smiths" a candidate for
     # "The Beatles"; names made only of them keep all their words.
-    tokens = _WORD.findall(norm)
     content = [t for t in tokens if t not in STOP_WORDS]
     return content or tokens
 
@@ -113,11 +99,13 @@ def _contains_words(longer: list[str], shorter: list[str]) -> bool:
     return any(longer[i : i + n] == shorter for i in range(len(longer) - n + 1))
 
 
-def _similar(new: str, form: str, threshold: float, *, concept: bool = False) -> bool:
-    if concept:
+def _similar(new: str, form: str, threshold: float, *, kind: str = "") -> bool:
+    if kind in CONCEPT_KINDS:
         return _similar_concept(new, form, threshold)
     if Levenshtein.normalized_similarity(new, form) > threshold:
         return True
+    if kind in NAMED_THING_KINDS:
+        return _similar_named_thing(new, form, org=kind == "ORG")
     a, b = _words(new), _words(form)
     if not a or not b:
         return False
@@ -125,6 +113,22 @@ def _similar(new: str, form: str, threshold: float, *, concept: bool = False) ->
     if _contains_words(longer, shorter):
         return True
     return len(set(a) & set(b)) * 2 >= max(len(a), len(b))
+
+
+def _similar_named_thing(new: str, form: str, *, org: bool) -> bool:
+    """Rule 5 for an organisation or a catch-all thing (``NAMED_THING_KINDS``): a candidate
+    when one name's words are all among the other's ("Google" in "Google Cloud", "Oxford
+    University" and "University of Oxford"), an organisation's legal form left out
+    ("Acme Widgets" and "Acme Corp"). Two names that each have a word the other lacks name
+    two things: "Acme Robotics" and "Acme Logistics", "Mayo Clinic" and "Cleveland Clinic",
+    "Spanish class" and "pottery class"."""
+    if org:
+        a, b = _content(org_core_words(new)), _content(org_core_words(form))
+    else:
+        a, b = _words(new), _words(form)
+    if not a or not b:
+        return False
+    return set(a) <= set(b) or set(b) <= set(a)
 
 
 def _similar_concept(new: str, form: str, threshold: float) -> bool:
@@ -159,17 +163,6 @@ def _singular(word: str) -> str:
     return word
 
 
-def _legal_form(norm: str) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
-    """An organisation's name split into its core words and its trailing legal forms written
-    out in full ("Acme Corp." → (("acme",), ("corporation",))), or None without a legal form
-    or without a core."""
-    words = _WORD.findall(fold_accents(norm))
-    forms: list[str] = []
-    while len(words) > 1 and words[-1] in _LEGAL_FORMS:
-        forms.insert(0, _LEGAL_FORMS[words.pop()])
-    return (tuple(words), tuple(forms)) if forms else None
-
-
 def _one_or_several(ids: Sequence[int], rule: str) -> MergeVerdict:
     action = MERGE if len(ids) == 1 else HOLD
     return make_verdict(
@@ -197,27 +190,37 @@ def decide_merge(
     Rules, first that applies wins:
       0. a self placeholder ("me", "the user", …) merges into the self node
          regardless of kind (rule "self"); with no self node yet: new, rule "self";
-      1. the same normalised name → merge ("exact"); several → hold;
+      1. the same normalised name → merge ("exact"); several → hold. A PERSON whose
+         relations with the user contradict its exact namesake's (Theo the boss, Theo the
+         brother) goes instead to the one other person of that first name with the same
+         relation ("<rule>-by-role", ``merge_people.exact_moved_by_role``);
       2. the name equals a normalised alias of exactly one node → merge ("alias");
          of several → hold ("alias-ambiguous");
-      2b. the same name once accents are removed (Zoë/Zoe) → merge ("spelling"), several
-         → hold;
-      2c. ORG only: the same name with the same legal form written another way (Acme Corp /
-         Acme Corporation) → merge ("legal-form"), several → hold;
+      2b. the same spelling (``name_spelling.spelling_keys``: accents, German digraphs,
+         apostrophes, hyphens and punctuation aside: Zoë/Zoe, Müller/Mueller,
+         O'Sullivan/OSullivan) → merge ("spelling"), several → hold;
+      2c. ORG only: the same core name with the same legal form written another way, or
+         with a legal form on one side only (Acme Corp / Acme Corporation, Google / Google
+         LLC) → merge ("legal-form"), several → hold;
       3. PERSON only (``merge_people.person_verdict``): nickname, title + surname, first
-         name of a full name, respelling, clipped or pet form — exactly one candidate that
-         nothing contradicts → merge under that rule; several → hold ("<rule>-ambiguous");
-         a variant of the name ("variant") or another plausible reading
+         name of a full name, respelling, clipped or pet form, another script, middle names
+         left out, swapped order, surname alone, one first name and one close-family role —
+         exactly one candidate that nothing contradicts → merge under that rule; several →
+         hold ("<rule>-ambiguous") unless the user's relation picks one
+         ("<rule>-by-role"); a variant of the name ("variant") or another plausible reading
          ("<rule>-near-tie") → hold; a gendered title against the first name of its only
-         match ("title-gender") or only contradicted ones ("contradiction") → new;
+         match ("title-gender") or only contradicted ones ("contradiction") → new. The same
+         rules reach the user's pets (HAS_PET) of a catch-all kind;
       4. the same name (or alias) on a non-provisional node of another kind, when either
-         kind is a catch-all (OTHER, THING) → hold ("other-kind"), never a silent twin;
+         kind is a catch-all (OTHER, THING) → hold ("other-kind"), never a silent twin —
+         unless the user's relations tell them apart (a friend is not a pet);
       5. candidates for review ("similar"): similarity > threshold, or one name's
          words found contiguously in the other's, or sharing at least half the
          words of the longer name (function words ignored) — except two full person
          names that are clearly different people (``merge_people.different_people``);
          for a concept (``CONCEPT_KINDS``) only the similarity counts, and not between
-         two different common words (``_similar_concept``);
+         two different common words (``_similar_concept``); for an ORG or OTHER only the
+         similarity, or one name's words all among the other's (``_similar_named_thing``);
       6. a hint naming a same-kind node's name or alias exactly → hold ("hint");
       7. otherwise new ("none").
 
@@ -241,6 +244,11 @@ def decide_merge(
         return MergeVerdict(NEW, None, (), "none", {})
 
     exact = [n.id for n in same_kind if normalise_name(n.name) == new]
+    if len(exact) == 1 and kind == "PERSON":
+        only = next(n for n in same_kind if n.id == exact[0])
+        moved = exact_moved_by_role(new, only, same_kind, mention)
+        if moved is not None:
+            return moved
     if exact:
         action = MERGE if len(exact) == 1 else HOLD
         rule = "exact" if len(exact) == 1 else "exact-ambiguous"
@@ -250,20 +258,15 @@ def decide_merge(
     if alias:
         return _one_or_several(alias, "alias")
 
-    folded = fold_accents(new)
-    accents = [n.id for n in same_kind if any(fold_accents(f) == folded for f in node_forms(n))]
-    if accents:
-        return _one_or_several(accents, SPELLING)
+    keys = spelling_keys(new)
+    spelled = [n.id for n in same_kind if any(keys & spelling_keys(f) for f in node_forms(n))]
+    if spelled:
+        return _one_or_several(spelled, SPELLING)
 
     if kind == "ORG":
-        wanted = _legal_form(new)
-        same_company = [
-            n.id
-            for n in same_kind
-            if wanted and any(_legal_form(f) == wanted for f in node_forms(n))
-        ]
-        if same_company:
-            return _one_or_several(same_company, "legal-form")
+        company = same_company(new, same_kind)
+        if company:
+            return _one_or_several(company, LEGAL_FORM)
 
     # Nicknames, titles and first names are facts about people; applied to an ORG or a
     # PLACE ("Will Street") they would only manufacture wrong merges.
@@ -271,7 +274,14 @@ def decide_merge(
         verdict = person_verdict(new, same_kind, mention)
         if verdict is not None:
             return verdict
+    # A pet is named as people are (Reggie for Sir Reginald Fluffington): the person rules
+    # reach the user's pets (HAS_PET) of a catch-all kind, and nothing else of that kind.
+    pets = [n for n in same_kind if PET in n.roles] if kind in CATCH_ALL_KINDS else []
+    verdict = person_verdict(new, pets, mention) if pets else None
+    if verdict is not None and verdict.action != NEW:
+        return verdict
 
+    # What the user said may settle it: the friend Luna is not the cat Luna (HAS_PET).
     others = [
         n.id
         for n in usable
@@ -280,6 +290,7 @@ def decide_merge(
         and not n.is_self
         and (kind in CATCH_ALL_KINDS or n.kind in CATCH_ALL_KINDS)
         and new in node_forms(n)
+        and not contradicts(mention.roles, n.roles, mention.gender, node_gender(n))
     ]
     if others:
         return make_verdict(HOLD, others, "other-kind", dict.fromkeys(others, 1.0))
@@ -289,7 +300,7 @@ def decide_merge(
         n
         for n in same_kind
         if any(
-            _similar(new, f, similarity_threshold, concept=kind in CONCEPT_KINDS)
+            _similar(new, f, similarity_threshold, kind=kind)
             and not (inc and different_people(inc, parse_person(f), similarity_threshold))
             for f in node_forms(n)
         )

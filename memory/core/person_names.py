@@ -30,7 +30,6 @@ to makes a match a near-tie.
 from __future__ import annotations
 
 import re
-import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -44,6 +43,7 @@ from memory.core.first_names import (
     nicknamer,
     same_gender,
 )
+from memory.core.name_spelling import fold_accents, name_words
 from memory.core.person_roles import TITLES, contradicts, gender_of, roles_from_relations
 
 __all__ = [
@@ -71,7 +71,6 @@ SHORT_FORM = "short-form"
 PET_FORM = "pet-form"
 VARIANT = "variant"
 
-_WORD = re.compile(r"[^\W_]+")
 # A clipped or respelled name differs from the full one by more than a gendered ending.
 _GENDERED_ENDINGS = frozenset(
     {
@@ -98,43 +97,6 @@ MIN_SHORT_FORM = 3
 MIN_SPELLING = 4
 # Diminutive endings put on a clipped name (Gab-i, Ros-ie, Mag-s, Kat-ie, Bets-y).
 _DIMINUTIVE_ENDINGS = ("ie", "y", "i", "s")
-# Latin letters that NFKD leaves whole (no combining mark to drop), as they are typed
-# without them: Søren → Soren, Æsa → Aesa, Strauß → Strauss, Łukasz → Lukasz.
-_UNDECOMPOSED = str.maketrans(
-    {
-        "ø": "o",
-        "Ø": "O",
-        "æ": "ae",
-        "Æ": "Ae",
-        "œ": "oe",
-        "Œ": "Oe",
-        "ß": "ss",
-        "ẞ": "SS",
-        "ł": "l",
-        "Ł": "L",
-        "đ": "d",
-        "Đ": "D",
-        "ð": "d",
-        "Ð": "D",
-        "þ": "th",
-        "Þ": "Th",
-        "ı": "i",
-        "ħ": "h",
-        "Ħ": "H",
-        "ŧ": "t",
-        "Ŧ": "T",
-        "ŋ": "n",
-        "Ŋ": "N",
-    }
-)
-
-
-def fold_accents(text: str) -> str:
-    """``text`` without diacritics (NFKD, combining marks dropped): "zoë" → "zoe",
-    "josé" → "jose". Letters of other scripts stay in their script ("мария" stays
-    Cyrillic), so a Cyrillic or CJK name never becomes a Latin one."""
-    decomposed = unicodedata.normalize("NFKD", text)
-    return "".join(c for c in decomposed if not unicodedata.combining(c)).translate(_UNDECOMPOSED)
 
 
 @dataclass(frozen=True)
@@ -156,8 +118,9 @@ class PersonName:
 
 @lru_cache(maxsize=8192)
 def parse_person(norm: str) -> PersonName:
-    """Split a normalised name into an optional leading title and its words."""
-    words = _WORD.findall(fold_accents(norm))
+    """Split a normalised name into an optional leading title and its words (folded; an
+    apostrophe or hyphen inside a word joins it: "mr. o'brien" → title "mr", ("obrien",))."""
+    words = name_words(norm)
     if len(words) >= 2 and words[0] in TITLES:
         return PersonName(words[0], tuple(words[1:]))
     return PersonName("", tuple(words))

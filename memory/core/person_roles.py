@@ -11,10 +11,21 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-__all__ = ["TITLES", "contradicts", "gender_of", "roles_from_relations"]
+__all__ = [
+    "PET",
+    "TITLES",
+    "contradicts",
+    "gender_of",
+    "roles_from_relations",
+    "same_close_family",
+    "shares_role",
+    "specific_roles",
+]
 
 # Titles said before a surname ("Mr. Patterson", "Dr Reyes") or a full name ("Dr. Jonathan
-# Reyes"); the gendered ones say something about who is meant.
+# Reyes"); the gendered ones say something about who is meant. Other languages' forms of
+# address are said the same way ("Frau Vogel", "Pani Kowal", "Sra. López"), folded to ASCII.
+# Not "pan" (Polish Mr.) nor "don"/"dona": those are also a surname (Pan Wei) or given names.
 TITLES: Mapping[str, str] = {
     "mr": "m",
     "mister": "m",
@@ -24,6 +35,29 @@ TITLES: Mapping[str, str] = {
     "miss": "f",
     "madam": "f",
     "dame": "f",
+    "herr": "m",
+    "frau": "f",
+    "fraulein": "f",
+    "monsieur": "m",
+    "madame": "f",
+    "mme": "f",
+    "mademoiselle": "f",
+    "mlle": "f",
+    "senor": "m",
+    "sr": "m",
+    "senora": "f",
+    "sra": "f",
+    "senorita": "f",
+    "srta": "f",
+    "senhor": "m",
+    "senhora": "f",
+    "signor": "m",
+    "signore": "m",
+    "signora": "f",
+    "signorina": "f",
+    "pani": "f",
+    "meneer": "m",
+    "mevrouw": "f",
     "mx": "",
     "dr": "",
     "doctor": "",
@@ -129,6 +163,10 @@ _SOCIAL = frozenset(
         "supervisor",
     }
 )
+# An animal the user keeps (HAS_PET): no person's role fits it (a pet is not a friend).
+PET = "pet"
+_PET = frozenset({PET})
+_PEOPLE = _KIN | _PARTNER | _SOCIAL
 _GENERAL = {  # a general role and the specific ones it covers
     "sibling": {
         "sister",
@@ -202,7 +240,7 @@ def _role(label: str, *, towards_self: bool) -> str | None:
     for prefix in ("former_", "ex_", "late_"):
         word = word.removeprefix(prefix)
     word = _SYNONYMS.get(word, word)
-    return word if word in _KIN | _PARTNER | _SOCIAL else None
+    return word if word in _KIN | _PARTNER | _SOCIAL | _PET else None
 
 
 def roles_from_relations(relations: Iterable[tuple[str, bool]]) -> frozenset[str]:
@@ -253,9 +291,13 @@ def contradicts(
     * family or partner roles on both sides with no pair that fits (sister vs brother,
       mother vs daughter; sibling fits sister);
     * a family role on one side (not a partner: partners are often met at work) and only
-      social roles on the other (a sister vs a colleague).
+      social roles on the other (a sister vs a colleague);
+    * a pet on one side and a person's role on the other (the cat Luna, the friend Luna).
     Social roles never contradict each other (a colleague can be a friend)."""
     if gender_a and gender_b and gender_a != gender_b:
+        return True
+    pet_a, pet_b = bool(roles_a & _PET), bool(roles_b & _PET)
+    if pet_a != pet_b and ((roles_b if pet_a else roles_a) & _PEOPLE):
         return True
     close_a, close_b = roles_a & (_KIN | _PARTNER), roles_b & (_KIN | _PARTNER)
     if close_a and close_b:
@@ -263,3 +305,28 @@ def contradicts(
     if (roles_a & _KIN) and not close_b and (roles_b & _SOCIAL):
         return True
     return bool((roles_b & _KIN) and not close_a and (roles_a & _SOCIAL))
+
+
+def shares_role(roles_a: frozenset[str], roles_b: frozenset[str]) -> bool:
+    """Whether two mentions are the same thing to the user: one role in common, a general
+    family role and a specific one it covers (sibling and sister), or two partner roles."""
+    return any(_compatible(a, b) for a in roles_a for b in roles_b)
+
+
+# Family roles no two people of one first name share: parents do not give two of their
+# children one name, and a user has one mother and one father.
+_ONE_OF_A_NAME = frozenset({"sister", "brother", "mother", "father", "son", "daughter"})
+
+
+def same_close_family(roles_a: frozenset[str], roles_b: frozenset[str]) -> bool:
+    """Whether both mentions are the user's sister (brother, mother, father, son, daughter)."""
+    return bool(roles_a & roles_b & _ONE_OF_A_NAME)
+
+
+# What anyone the user knows may be called: a colleague or a neighbour is often "a friend".
+_ANYONE = frozenset({"friend", "acquaintance"})
+
+
+def specific_roles(roles: frozenset[str]) -> frozenset[str]:
+    """The roles that single someone out: all but "friend" and "acquaintance"."""
+    return roles - _ANYONE

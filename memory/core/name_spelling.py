@@ -1,0 +1,107 @@
+"""How one name is written several ways: the spelling facts the merge rules compare names by
+(SPEC §5.6). Pure functions, no Django.
+
+* ``fold_accents`` — Latin letters to ASCII with ``anyascii`` (a maintained transliteration
+  table, ISC licence): accents dropped (Zoë/Zoe), strokes and ligatures written out (ø, æ,
+  ß, ł → o, ae, ss, l). Letters of other scripts stay in their script: a lone "Мария" is not
+  a "Maria" by spelling (see ``transliteration_key`` for the one place scripts meet).
+* ``spelling_keys`` — the forms a name is typed in without its special letters: German
+  umlauts as digraphs (Müller/Mueller, ä/ae, ö/oe, ü/ue), apostrophes dropped
+  (O'Sullivan/OSullivan), hyphens dropped or read as a space (Al-Farsi/Alfarsi,
+  Anne-Marie/Anne Marie), punctuation ignored ("Stripe, Inc."/"Stripe Inc").
+* ``transliteration_key`` — a Cyrillic or Greek word in Latin letters, read loosely where
+  the romanisation systems differ (й as y, i or j; ь as ' or nothing; х as kh or h).
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from functools import lru_cache
+
+from anyascii import anyascii
+
+__all__ = [
+    "fold_accents",
+    "has_transliterable_letters",
+    "is_latin_word",
+    "name_words",
+    "spelling_keys",
+    "transliteration_key",
+]
+
+_WORD = re.compile(r"[^\W_]+")
+# Marks written inside a name that do not separate two names: O'Brien, D’Angelo, Al-Farsi.
+_APOSTROPHES = re.compile(r"['’ʼ‘`´]")
+_HYPHENS = re.compile(r"[-‐‑‒–]")
+# German umlauts are typed as digraphs without the letter (Jürgen → Juergen).
+_GERMAN = str.maketrans({"ä": "ae", "ö": "oe", "ü": "ue"})
+# Scripts whose letters map to Latin ones closely enough to compare full names (alphabets
+# with a letter-for-letter romanisation). Han, kana, Hangul and abjads (Arabic, Hebrew) do
+# not: 李娜 has many romanisations and one romanisation many 李娜s; Arabic omits vowels.
+_TRANSLITERABLE = ("CYRILLIC", "GREEK")
+
+
+def _script(ch: str) -> str:
+    return unicodedata.name(ch, "").split(" ", 1)[0]
+
+
+@lru_cache(maxsize=16384)
+def fold_accents(text: str) -> str:
+    """``text`` with its Latin letters in ASCII ("zoë" → "zoe", "søren" → "soren",
+    "straße" → "strasse") and typographic punctuation in ASCII ("’" → "'"). Letters of
+    other scripts stay in their script, only losing their combining marks ("мария" stays
+    Cyrillic), so a Cyrillic or CJK name never becomes a Latin one by spelling."""
+    out: list[str] = []
+    for ch in unicodedata.normalize("NFC", text):
+        if ch.isascii():
+            out.append(ch)
+        elif _script(ch) == "LATIN" or unicodedata.category(ch).startswith("P"):
+            out.append(anyascii(ch))
+        else:
+            decomposed = unicodedata.normalize("NFKD", ch)
+            out.append("".join(c for c in decomposed if not unicodedata.combining(c)))
+    return "".join(out)
+
+
+def name_words(norm: str) -> list[str]:
+    """The words of a normalised name once folded, an apostrophe or hyphen inside a word
+    joining its parts: "o'sullivan" → ["osullivan"], "al-farsi" → ["alfarsi"]. A hyphenated
+    name is one name (a double-barrelled surname, Anne-Marie)."""
+    joined = _HYPHENS.sub("", _APOSTROPHES.sub("", fold_accents(norm)))
+    return _WORD.findall(joined)
+
+
+@lru_cache(maxsize=16384)
+def spelling_keys(norm: str) -> frozenset[str]:
+    """The spellings of a normalised name that count as the same name: folded to ASCII, with
+    and without German digraphs for umlauts, apostrophes dropped, hyphens dropped or read as
+    a space, punctuation ignored. Two names are one spelling when their keys meet."""
+    keys: set[str] = set()
+    for variant in {norm, norm.translate(_GERMAN)}:
+        folded = _APOSTROPHES.sub("", fold_accents(variant))
+        keys.add(" ".join(_WORD.findall(_HYPHENS.sub(" ", folded))))
+        keys.add(" ".join(_WORD.findall(_HYPHENS.sub("", folded))))
+    keys.discard("")
+    return frozenset(keys)
+
+
+def is_latin_word(word: str) -> bool:
+    return word.isascii() and word.isalpha()
+
+
+def has_transliterable_letters(text: str) -> bool:
+    """Whether ``text`` has letters of a script compared by transliteration (Cyrillic,
+    Greek) and no Latin ones."""
+    scripts = {_script(ch) for ch in text if ch.isalpha()}
+    return bool(scripts) and scripts <= set(_TRANSLITERABLE)
+
+
+def transliteration_key(word: str) -> str:
+    """A word (Latin, or Cyrillic/Greek romanised with ``anyascii``) as the romanisation
+    systems agree on it: y, j and i as one letter (Дмитрий → Dmitriy, Dmitrii, Dmitri;
+    Юлия → Yuliya, Julia), "kh" as "h", "ks" as "x", soft signs and doubled letters
+    dropped. Only ever compared between a Cyrillic/Greek name and a Latin one."""
+    word = re.sub(r"[^a-z]", "", anyascii(word).lower())
+    word = word.replace("kh", "h").replace("ks", "x").replace("j", "i").replace("y", "i")
+    return re.sub(r"(.)\1+", r"\1", word)

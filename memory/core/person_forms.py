@@ -1,0 +1,100 @@
+"""How one person's full name is said in other forms (SPEC §5.6, rule 3): the order of its
+words, its middle names, its surname alone, another script. Pure functions, no Django; the
+words are ``person_names.parse_person``'s (folded, lower-case, titles apart).
+
+Each function returns the reason it found, or None; ``merge_people`` decides with them under
+the same guards as every person rule (exactly one candidate, nothing contradicting it, no
+near-tie).
+"""
+
+from __future__ import annotations
+
+from memory.core.first_names import is_given_name
+from memory.core.name_spelling import (
+    has_transliterable_letters,
+    is_latin_word,
+    transliteration_key,
+)
+
+__all__ = [
+    "FAMILY_ROLE",
+    "MIDDLE_NAME",
+    "SURNAME",
+    "SWAPPED",
+    "TRANSLITERATION",
+    "middle_names",
+    "same_rest",
+    "surname_alone",
+    "swapped",
+    "transliterated",
+]
+
+MIDDLE_NAME = "middle-name"
+SWAPPED = "swapped"
+SURNAME = "surname"
+TRANSLITERATION = "transliteration"
+FAMILY_ROLE = "family-role"
+# The variant of ``person_names`` (held): returned where the words allow two readings.
+_VARIANT = "variant"
+
+# Words after a name that tell a parent from a child of the same name.
+_GENERATIONS = frozenset({"jr", "junior", "sr", "senior", "ii", "iii", "iv"})
+
+
+def same_rest(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
+    """The same words after the first name, however they were split: "garcia lopez" and
+    "garcia-lopez" (joined by ``name_words``), "al farsi" and "alfarsi"."""
+    return "".join(a[1:]) == "".join(b[1:])
+
+
+def transliterated(a: tuple[str, ...], b: tuple[str, ...]) -> str | None:
+    """Two full names, one in Cyrillic or Greek letters and one in Latin ones, word for word
+    the same once romanised (Дмитрий Соколов / Dmitri Sokolov, Αλέξανδρος Παπαδάκης /
+    Alexandros Papadakis). Only full names: a lone first name in two scripts ("Мария",
+    "Maria") is as likely two people as one, and is left apart."""
+    if len(a) < 2 or len(a) != len(b):
+        return None
+    for cyr, lat in ((a, b), (b, a)):
+        if has_transliterable_letters("".join(cyr)) and all(is_latin_word(w) for w in lat):
+            pairs = zip(cyr, lat, strict=True)
+            same = all(transliteration_key(x) == transliteration_key(y) for x, y in pairs)
+            return TRANSLITERATION if same else None
+    return None
+
+
+def middle_names(a: tuple[str, ...], b: tuple[str, ...]) -> str | None:
+    """A full name said without its middle names or second surname: the shorter (two words
+    or more) starts with the same first name and its other words come, in order, among the
+    longer's ("María García" / María José García López, "Ana Lucía" / Ana Lucía Paredes).
+    Never across a generational suffix (John Smith / John Smith Jr.)."""
+    short, long = sorted((a, b), key=len)
+    if len(short) < 2 or len(short) == len(long) or short[0] != long[0]:
+        return None
+    if _GENERATIONS & {*short, *long}:
+        return None
+    rest = iter(long[1:])
+    return MIDDLE_NAME if all(word in rest for word in short[1:]) else None
+
+
+def swapped(a: tuple[str, ...], b: tuple[str, ...]) -> str | None:
+    """The same name with the family name first in one and last in the other (Zhang Wei /
+    Wei Zhang, Nguyễn Thị Lan / Lan Nguyen): one name of two words, the other starting with
+    its last word and ending with its first. When both words are given names of the lists
+    (James Thomas / Thomas James) either order is a person's name: held ("variant")."""
+    short, long = sorted((a, b), key=len)
+    if len(short) != 2 or short[0] == short[1]:
+        return None
+    if (long[0], long[-1]) != (short[1], short[0]):
+        return None
+    return _VARIANT if all(is_given_name(w) for w in short) else SWAPPED
+
+
+def surname_alone(said: tuple[str, ...], stored: tuple[str, ...]) -> str | None:
+    """A lone word said that is the last word of a stored full name and no given name of the
+    lists ("Nakamura" / Hiroshi Nakamura): how colleagues and teachers are named, the title
+    rule without its title. A lone given name ("Carter", "Jordan") may be someone's first
+    name: left to the other rules. Not the other way round: a stored lone word is a name the
+    graph knows nothing more about, not known to be a surname."""
+    if len(said) != 1 or len(stored) < 2 or stored[-1] != said[0]:
+        return None
+    return SURNAME if is_latin_word(said[0]) and not is_given_name(said[0]) else None
