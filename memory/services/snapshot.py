@@ -76,9 +76,18 @@ class GraphSnapshot:
         live = strength ≥ 2.0 and not expired (``is_live`` for an edge that is neither
         superseded nor flagged — the only ones a snapshot holds)."""
         now_us = _epoch_us(now)
-        seconds = np.maximum(0, now_us - self.touched_us) / _US_PER_SECOND
-        exponent = np.maximum(MIN_EXPONENT, -self.rate * (seconds / _SECONDS_PER_DAY))
-        strength = self.s0 * np.exp(exponent)
+        # The same operations in the same order as ``max(MIN, -rate * (seconds / day))``,
+        # written into one buffer: the same bits, without a new array per step (a Read on
+        # 250 000 edges spent ~2 ms here).
+        elapsed = np.subtract(now_us, self.touched_us)
+        np.maximum(elapsed, 0, out=elapsed)
+        strength = elapsed / _US_PER_SECOND
+        np.divide(strength, _SECONDS_PER_DAY, out=strength)
+        np.multiply(self.rate, strength, out=strength)
+        np.negative(strength, out=strength)
+        np.maximum(strength, MIN_EXPONENT, out=strength)
+        np.exp(strength, out=strength)
+        np.multiply(self.s0, strength, out=strength)
         live = (strength >= DORMANT_BELOW) & (self.expires_us > now_us)
         return strength, live
 

@@ -143,8 +143,13 @@ def test_strengths_and_liveness_equal_the_core_on_a_grid(alice):
         )
 
     snapshot = load(alice)
+    touched, s0 = snapshot.touched_us.copy(), snapshot.s0.copy()
     strength, live = snapshot.live_strengths(now)
 
+    # The cached columns are inputs only: a second Read computes the same from them.
+    assert (snapshot.touched_us == touched).all() and (snapshot.s0 == s0).all()
+    again, live_again = snapshot.live_strengths(now)
+    assert (again == strength).all() and (live_again == live).all()
     for edge in edges:
         at = int(snapshot.edge_ids.tolist().index(edge.pk))
         expected = strength_at(edge.strength_at_touch, edge.stability, edge.last_touched_at, now)
