@@ -34,6 +34,7 @@ from memory.core.person_forms import (
     middle_names,
     same_rest,
     surname_alone,
+    surname_respelled,
     swapped,
     transliterated,
 )
@@ -48,6 +49,7 @@ from memory.core.person_names import (
     gendered_pair,
     loosely_related,
     name_gender,
+    one_letter_apart,
     parse_person,
     relate_first_names,
 )
@@ -108,9 +110,9 @@ def _person_match(inc: PersonName, form: PersonName) -> str | None:
     if a == b:
         return "title" if inc.title != form.title else SPELLING
     if inc.title and len(a) == 1:
-        return "title" if len(b) >= 2 and b[-1] == a[0] else None
+        return "title" if _surname_of(a[0], b) else None
     if form.title and len(b) == 1:
-        return "title" if len(a) >= 2 and a[-1] == b[0] else None
+        return "title" if _surname_of(b[0], a) else None
     across = transliterated(a, b)
     if across is not None:
         return across
@@ -125,7 +127,24 @@ def _person_match(inc: PersonName, form: PersonName) -> str | None:
         return relate_first_names(a[0], b[0])
     if same_rest(a, b):
         return SPELLING if a[0] == b[0] else _full_first_names(a[0], b[0])
-    return middle_names(a, b) or swapped(a, b)
+    if surname_respelled(a, b):
+        return SPELLING
+    found = middle_names(a, b) or swapped(a, b)
+    if found is None and (inc.split, form.split) != (a, b):
+        found = middle_names(inc.split, form.split)
+    return found
+
+
+def _surname_of(word: str, full: tuple[str, ...]) -> bool:
+    """Whether ``word`` (said after a title) is the surname of the full name ``full``: its
+    last word, or — in a name of three words or more — the first of two surnames, as Spanish
+    and Portuguese names have them ("Señor Hernández", José Luis Hernández García), when no
+    list knows it as a given name (a middle name "Lee" or "Rose" is not a surname)."""
+    if len(full) < 2:
+        return False
+    if full[-1] == word:
+        return True
+    return len(full) >= 3 and full[-2] == word and not is_given_name(word)
 
 
 def _full_first_names(a: str, b: str) -> str | None:
@@ -171,7 +190,11 @@ def different_people(inc: PersonName, form: PersonName, threshold: float) -> boo
         return short != long and gendered_pair(short, long)
     if len(a) < 2 or len(b) < 2:
         return False
-    firsts_related = a[0] == b[0] or relate_first_names(a[0], b[0]) is not None
+    firsts_related = (
+        a[0] == b[0]
+        or relate_first_names(a[0], b[0]) is not None
+        or one_letter_apart(a[0], b[0])  # Jonah/Jonas Berg: a typo, or two relatives: asked
+    )
     if not firsts_related:
         return True
     return Levenshtein.normalized_similarity(a[-1], b[-1]) <= threshold
@@ -237,6 +260,9 @@ def person_verdict(
         picked = _picked_by_role(found, fitting, by_id, mention)
         if picked is not None:
             return make_verdict(MERGE, [picked], found[picked] + BY_ROLE, {picked: scores[picked]})
+        picked = _picked_by_title(inc, found, fitting, by_id)
+        if picked is not None:
+            return make_verdict(MERGE, [picked], "title", {picked: scores[picked]})
         return make_verdict(HOLD, fitting, f"{rule}-ambiguous", scores)
     only = by_id[fitting[0]]
     if rule == VARIANT:
@@ -293,6 +319,27 @@ def _picked_by_role(
     rank = _PERSON_RANK[found[picked]]
     stronger = all(rank < _PERSON_RANK[why] for i, why in found.items() if i != picked)
     return picked if same_name or by_title or stronger else None
+
+
+# Titles that name a profession: a person the user stored with one is known by it.
+_PROFESSIONS = {"dr": "doctor", "doctor": "doctor", "prof": "professor", "professor": "professor"}
+
+
+def _picked_by_title(
+    inc: PersonName, found: dict[int, str], fitting: list[int], by_id: dict[int, StoredNode]
+) -> int | None:
+    """Among several people of one surname matched by a title that names a profession ("Dr.
+    Rao": Dr. Sunita Rao, Vikram Rao), the one the user already calls by it: the others are
+    not known to hold it. Gendered titles pick nobody (any Smith may be a Mrs. Smith)."""
+    wanted = _PROFESSIONS.get(inc.title)
+    if wanted is None or set(found.values()) != {"title"}:
+        return None
+    titled = [
+        i
+        for i in fitting
+        if any(_PROFESSIONS.get(parse_person(f).title) == wanted for f in node_forms(by_id[i]))
+    ]
+    return titled[0] if len(titled) == 1 else None
 
 
 def exact_moved_by_role(

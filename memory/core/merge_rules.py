@@ -15,6 +15,7 @@ from rapidfuzz.distance import Levenshtein
 
 from memory.core.cleaning import SELF_PLACEHOLDERS, normalise_name
 from memory.core.first_names import name_group
+from memory.core.kinship import people_verdict
 from memory.core.merge_orgs import LEGAL_FORM, org_core_words, same_company
 from memory.core.merge_people import (
     different_people,
@@ -23,6 +24,7 @@ from memory.core.merge_people import (
     node_gender,
     person_verdict,
 )
+from memory.core.merge_places import ACRONYM, OWN_PLACE, acronym_matches, other_region, own_place
 from memory.core.merge_types import (
     HOLD,
     MERGE,
@@ -69,6 +71,8 @@ CATCH_ALL_KINDS = frozenset({"OTHER", "THING"})
 CONCEPT_KINDS = frozenset({"THING", "TOPIC", "EVENT", "PREFERENCE"})
 # Kinds whose names are compared word by word as sets (``_similar_named_thing``).
 NAMED_THING_KINDS = frozenset({"ORG", "OTHER"})
+# Kinds the user has ties to (works at, studies at, lives in): ``merge_places.own_place``.
+NAMED_PLACE_KINDS = frozenset({"ORG", "PLACE"})
 # Two different words this common (wordfreq's Zipf scale: ≈ the 30 000 most used English
 # words) are two words, not one misspelt ("making"/"taking"); a rarer one may be a typo.
 COMMON_WORD_ZIPF = 3.0
@@ -102,6 +106,8 @@ def _contains_words(longer: list[str], shorter: list[str]) -> bool:
 def _similar(new: str, form: str, threshold: float, *, kind: str = "") -> bool:
     if kind in CONCEPT_KINDS:
         return _similar_concept(new, form, threshold)
+    if kind == "PLACE" and other_region(new, form):
+        return False  # Portland, Maine and Portland, Oregon: two places
     if Levenshtein.normalized_similarity(new, form) > threshold:
         return True
     if kind in NAMED_THING_KINDS:
@@ -202,7 +208,15 @@ def decide_merge(
       2c. ORG only: the same core name with the same legal form written another way, or
          with a legal form on one side only (Acme Corp / Acme Corporation, Google / Google
          LLC) → merge ("legal-form"), several → hold;
-      3. PERSON only (``merge_people.person_verdict``): nickname, title + surname, first
+      2d. ORG and PLACE: an acronym of the other name's words, either way (UCLA /
+         University of California, Los Angeles; NHS / National Health Service) → merge
+         ("acronym"), several → hold; two letters alone only into a node the user has a tie
+         to, else hold (``merge_places.acronym_matches``);
+      3. PERSON only: a kinship word alone ("Mom", "Appa") → the one person the user has
+         that relation to ("kinship"), a kinship title + name ("Tía Rosa") → the person
+         rules on the name ("kin-title"), a full name said as the user's mother or father →
+         the parent named "Mom"/"Dad" (``kinship.people_verdict``); then
+         (``merge_people.person_verdict``): nickname, title + surname, first
          name of a full name, respelling, clipped or pet form, another script, middle names
          left out, swapped order, surname alone, one first name and one close-family role —
          exactly one candidate that nothing contradicts → merge under that rule; several →
@@ -221,6 +235,9 @@ def decide_merge(
          for a concept (``CONCEPT_KINDS``) only the similarity counts, and not between
          two different common words (``_similar_concept``); for an ORG or OTHER only the
          similarity, or one name's words all among the other's (``_similar_named_thing``);
+         for a PLACE not one name in two regions ("Portland, Maine" / "Portland, Oregon").
+         Among an ORG's or a PLACE's candidates, the user's own employer, school or home
+         named by its first words → merge ("own-place", ``merge_places.own_place``);
       6. a hint naming a same-kind node's name or alias exactly → hold ("hint");
       7. otherwise new ("none").
 
@@ -267,11 +284,16 @@ def decide_merge(
         company = same_company(new, same_kind)
         if company:
             return _one_or_several(company, LEGAL_FORM)
+    named, sure = acronym_matches(name, kind, same_kind)
+    if named:
+        if sure or len(named) > 1:
+            return _one_or_several(named, ACRONYM)
+        return make_verdict(HOLD, named, ACRONYM, dict.fromkeys(named, 1.0))
 
     # Nicknames, titles and first names are facts about people; applied to an ORG or a
     # PLACE ("Will Street") they would only manufacture wrong merges.
     if kind == "PERSON":
-        verdict = person_verdict(new, same_kind, mention)
+        verdict = people_verdict(new, same_kind, mention)
         if verdict is not None:
             return verdict
     # A pet is named as people are (Reggie for Sir Reginald Fluffington): the person rules
@@ -305,6 +327,9 @@ def decide_merge(
             for f in node_forms(n)
         )
     ]
+    own = own_place(new, kind, similar, mention) if kind in NAMED_PLACE_KINDS else None
+    if own is not None:
+        return make_verdict(MERGE, [own.id], OWN_PLACE, {own.id: best_similarity(new, own)})
     if similar:
         scores = {n.id: best_similarity(new, n) for n in similar}
         return make_verdict(HOLD, [n.id for n in similar], "similar", scores)

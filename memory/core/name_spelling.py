@@ -8,9 +8,11 @@
 * ``spelling_keys`` — the forms a name is typed in without its special letters: German
   umlauts as digraphs (Müller/Mueller, ä/ae, ö/oe, ü/ue), apostrophes dropped
   (O'Sullivan/OSullivan), hyphens dropped or read as a space (Al-Farsi/Alfarsi,
-  Anne-Marie/Anne Marie), punctuation ignored ("Stripe, Inc."/"Stripe Inc").
+  Anne-Marie/Anne Marie), punctuation ignored ("Stripe, Inc."/"Stripe Inc"), "St", "Mt",
+  "Ft" before a name written out (St. Mary's/Saint Mary's).
 * ``transliteration_key`` — a Cyrillic or Greek word in Latin letters, read loosely where
-  the romanisation systems differ (й as y, i or j; ь as ' or nothing; х as kh or h).
+  the romanisation systems differ (й as y, i or j; ь as ' or nothing; х as kh or h; γι
+  before a vowel as gi or y).
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ __all__ = [
     "fold_accents",
     "has_transliterable_letters",
     "is_latin_word",
+    "name_parts",
     "name_words",
     "spelling_keys",
     "transliteration_key",
@@ -83,7 +86,31 @@ def spelling_keys(norm: str) -> frozenset[str]:
         keys.add(" ".join(_WORD.findall(_HYPHENS.sub(" ", folded))))
         keys.add(" ".join(_WORD.findall(_HYPHENS.sub("", folded))))
     keys.discard("")
-    return frozenset(keys)
+    return frozenset(keys | {_expanded(k) for k in keys})
+
+
+# Abbreviations written before a name, and "St" after one (Main St): "St. Mary's Hospital"
+# is Saint Mary's Hospital, "Mt Hood" Mount Hood, "Ft Worth" Fort Worth.
+_BEFORE_A_NAME = {"st": "saint", "ste": "sainte", "mt": "mount", "ft": "fort"}
+
+
+def _expanded(key: str) -> str:
+    words = key.split()
+    out = []
+    for i, word in enumerate(words):
+        if i < len(words) - 1 and word in _BEFORE_A_NAME:
+            word = _BEFORE_A_NAME[word]
+        elif i == len(words) - 1 and i > 0 and word == "st":
+            word = "street"
+        out.append(word)
+    return " ".join(out)
+
+
+def name_parts(norm: str) -> list[list[str]]:
+    """The words of a normalised name once folded, each split at its hyphens (apostrophes
+    still join): "ngozi eze-williams" → [["ngozi"], ["eze", "williams"]]."""
+    folded = _APOSTROPHES.sub("", fold_accents(norm))
+    return [_WORD.findall(_HYPHENS.sub(" ", word)) for word in folded.split()]
 
 
 def is_latin_word(word: str) -> bool:
@@ -104,4 +131,6 @@ def transliteration_key(word: str) -> str:
     dropped. Only ever compared between a Cyrillic/Greek name and a Latin one."""
     word = re.sub(r"[^a-z]", "", anyascii(word).lower())
     word = word.replace("kh", "h").replace("ks", "x").replace("j", "i").replace("y", "i")
+    # Greek γι before a vowel is said and often written "y" (Γιάννης: Giannis, Yiannis).
+    word = re.sub(r"gi(?=[aeiou])", "i", word)
     return re.sub(r"(.)\1+", r"\1", word)

@@ -9,6 +9,10 @@ near-tie).
 
 from __future__ import annotations
 
+import re
+
+from rapidfuzz.distance import OSA
+
 from memory.core.first_names import is_given_name
 from memory.core.name_spelling import (
     has_transliterable_letters,
@@ -25,6 +29,7 @@ __all__ = [
     "middle_names",
     "same_rest",
     "surname_alone",
+    "surname_respelled",
     "swapped",
     "transliterated",
 ]
@@ -98,3 +103,31 @@ def surname_alone(said: tuple[str, ...], stored: tuple[str, ...]) -> str | None:
     if len(said) != 1 or len(stored) < 2 or stored[-1] != said[0]:
         return None
     return SURNAME if is_latin_word(said[0]) and not is_given_name(said[0]) else None
+
+
+# A surname this long or longer has room for a slip that leaves it recognisable.
+_MIN_SURNAME_SLIP = 6
+_VOWEL = re.compile("[aeiouy]")
+
+
+def surname_respelled(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
+    """Two full names with the same given names and a surname typed with one vowel changed,
+    added or dropped inside it ("Catherine Abernethy" / Catherine Abernathy, "Meier" /
+    "Meyer"): the consonants are the name, and a vowel slip keeps them. Not at its end,
+    where a surname carries its origin (Hansen/Hanson, Petersen/Peterson are two names), nor
+    a consonant (Johnson/Johnston, Nowak/Nowack: another name, or asked about)."""
+    if len(a) < 2 or len(a) != len(b) or a[:-1] != b[:-1]:
+        return False
+    x, y = a[-1], b[-1]
+    if x == y or min(len(x), len(y)) < _MIN_SURNAME_SLIP or not (x + y).isascii():
+        return False
+    if not (x.isalpha() and y.isalpha()) or OSA.distance(x, y) != 1:
+        return False
+    start = next(i for i, (p, q) in enumerate(zip(x, y, strict=False)) if p != q)
+    if start == 0:
+        return False
+    tail = 0
+    while tail < min(len(x), len(y)) - start and x[-1 - tail] == y[-1 - tail]:
+        tail += 1
+    changed = {x[start : len(x) - tail], y[start : len(y) - tail]} - {""}
+    return all(_VOWEL.fullmatch(c) for c in changed) and bool(_VOWEL.search(x[len(x) - tail :]))

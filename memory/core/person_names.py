@@ -4,7 +4,9 @@ Pure functions, no Django (SPEC §5.6 "rules for how people are actually named")
 relation between two spellings of a first name says *why* they may be one person:
 
 * ``nickname`` — one is in the other's nickname group (the ``nicknames`` package's table:
-  Liz/Elizabeth, Jon/Jonathan);
+  Liz/Elizabeth, Jon/Jonathan) and shorter; when they begin with another sound, shorter by
+  a syllable or with a pet ending (Bill/William, Bobby/Robert) — Hannah/Anna, linked by the
+  table, are two given names;
 * ``spelling`` — the same name written differently: accents (Zoë/Zoe, José/Jose) or a
   small misspelling (Carolyn/Caroline, Jonathon/Jonathan, Micheal/Michael);
 * ``short-form`` — a clipped form by prefix that the table does not list (Mel/Melanie,
@@ -14,7 +16,8 @@ relation between two spellings of a first name says *why* they may be one person
 * ``variant`` — the table links two full forms of a name, neither shorter than the other,
   that begin alike (Sophia/Sophie): the same name in another language, or two names. A
   variant is a reason to ask, never to merge; forms that begin otherwise (Helen/Elena) are
-  not even that.
+  not even that. So are two given names of the lists one letter apart (Noa/Noah,
+  Jonah/Jonas: ``one_letter_apart``).
 
 The guards are just as important: a name's ending carries gender in many languages
 (Daniel/Daniela, Louis/Louise, Paul/Pauline, Christian/Christina), so two names that differ
@@ -43,7 +46,7 @@ from memory.core.first_names import (
     nicknamer,
     same_gender,
 )
-from memory.core.name_spelling import fold_accents, name_words
+from memory.core.name_spelling import fold_accents, name_parts, name_words
 from memory.core.person_roles import TITLES, contradicts, gender_of, roles_from_relations
 
 __all__ = [
@@ -60,6 +63,7 @@ __all__ = [
     "loosely_related",
     "name_gender",
     "name_group",
+    "one_letter_apart",
     "parse_person",
     "relate_first_names",
     "roles_from_relations",
@@ -97,6 +101,7 @@ MIN_SHORT_FORM = 3
 MIN_SPELLING = 4
 # Diminutive endings put on a clipped name (Gab-i, Ros-ie, Mag-s, Kat-ie, Bets-y).
 _DIMINUTIVE_ENDINGS = ("ie", "y", "i", "s")
+_PET_ENDINGS = ("ie", "y", "i")
 
 
 @dataclass(frozen=True)
@@ -106,6 +111,9 @@ class PersonName:
 
     title: str
     words: tuple[str, ...]
+    # The words with a double-barrelled surname split at its hyphen ("ngozi eze-williams" →
+    # ("ngozi", "eze", "williams")); the given name stays whole (Anne-Marie is one name).
+    split: tuple[str, ...] = ()
 
     @property
     def first(self) -> str:
@@ -121,9 +129,13 @@ def parse_person(norm: str) -> PersonName:
     """Split a normalised name into an optional leading title and its words (folded; an
     apostrophe or hyphen inside a word joins it: "mr. o'brien" → title "mr", ("obrien",))."""
     words = name_words(norm)
-    if len(words) >= 2 and words[0] in TITLES:
-        return PersonName(words[0], tuple(words[1:]))
-    return PersonName("", tuple(words))
+    parts = [p for p in name_parts(norm) if p]
+    title = words[0] if len(words) >= 2 and words[0] in TITLES else ""
+    start = 1 if title else 0
+    split = tuple(words[start:])
+    if len(parts) == len(words):  # one part per word: the hyphens can be told apart
+        split = (*words[start : start + 1], *(p for word in parts[start + 1 :] for p in word))
+    return PersonName(title, tuple(words[start:]), split)
 
 
 def _latin(word: str) -> bool:
@@ -262,7 +274,10 @@ def relate_first_names(a: str, b: str) -> str | None:
         return None
     if (a in name_group(b) or b in name_group(a)) and not genders_differ(a, b):
         if len(a) != len(b):
-            return NICKNAME
+            # A nickname that begins with another sound is a shorter form of the name (Bill,
+            # Beth, Peggy) or a pet form (Bobby, Teddy); two names of as many syllables that
+            # begin otherwise are two given names of one origin (Hannah/Anna, Susan/Hannah).
+            return NICKNAME if _initial(a) == _initial(b) or _shorter_form(a, b) else None
         if _spelling(a, b):
             return SPELLING
         # Two full forms that begin alike may be one person's (Sophia/Sophie, Cathy/Kathy);
@@ -272,10 +287,40 @@ def relate_first_names(a: str, b: str) -> str | None:
     if _spelling(a, b):
         return SPELLING
     if _short_form(a, b):
+        # A given name one letter longer than another is another given name (Noa/Noah) or a
+        # typo of one, not a clipped form: a clipping drops a syllable. Of another gender
+        # (Eva/Evan) it is another name outright.
+        if abs(len(a) - len(b)) == 1 and is_given_name(a) and is_given_name(b):
+            return None if genders_differ(a, b) else VARIANT
         return SHORT_FORM
     if _pet_form(a, b):
         return PET_FORM
     return None
+
+
+def one_letter_apart(a: str, b: str) -> bool:
+    """Two given names of the lists one letter apart after the same first letter (Noa/Noah,
+    Jonah/Jonas, Leo/Leon) that the lists do not give to different genders: two names in
+    their own right, each a plausible typo of the other, so asked about — never merged, nor
+    kept silently apart. Names that begin with another sound are two names (Anna/Hanna)."""
+    if a == b or a[:1] != b[:1] or genders_differ(a, b) or not (_latin(a) and _latin(b)):
+        return False
+    return OSA.distance(a, b) == 1 and is_given_name(a) and is_given_name(b)
+
+
+def _syllables(word: str) -> int:
+    """Vowel groups in a name, a silent final "e" left out (Anne 1, Hannah 2, Rebecca 3)."""
+    if len(word) > 3 and word.endswith("e") and word[-2] not in _VOWELS:
+        word = word[:-1]
+    return len(re.findall(f"[{_VOWELS}]+", word))
+
+
+def _shorter_form(a: str, b: str) -> bool:
+    """Whether the shorter of two names the nickname table links is a form of the longer:
+    fewer syllables (Bill/William, Beth/Elizabeth, Becky/Rebecca) or a pet ending (Bobby/
+    Robert, Teddy/Edward)."""
+    short, long = sorted((a, b), key=len)
+    return _syllables(short) < _syllables(long) or short.endswith(_PET_ENDINGS)
 
 
 def _initial(word: str) -> str:

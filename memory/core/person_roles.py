@@ -13,6 +13,7 @@ from collections.abc import Iterable, Mapping
 
 __all__ = [
     "PET",
+    "TIE_ROLES",
     "TITLES",
     "contradicts",
     "gender_of",
@@ -223,6 +224,19 @@ _MALE = frozenset(
 )
 
 
+# What an organisation or a place is to the user (``user -[WORKS_AT]-> X``): their employer,
+# school, home or home town. Said of the ends of these relations, never of a person.
+_TIES = {
+    **dict.fromkeys(
+        ("works_at", "worked_at", "works_for", "employed_by", "has_employer"), "workplace"
+    ),
+    **dict.fromkeys(("studies_at", "studied_at", "attends", "attended"), "school"),
+    **dict.fromkeys(("lives_in", "lived_in", "moved_to", "has_home"), "home"),
+    **dict.fromkeys(("has_hometown", "is_from", "from", "born_in", "grew_up_in"), "hometown"),
+}
+TIE_ROLES = frozenset(_TIES.values())
+
+
 def _role(label: str, *, towards_self: bool) -> str | None:
     """The role a relation label gives the other end, relative to the user.
 
@@ -231,6 +245,8 @@ def _role(label: str, *, towards_self: bool) -> str | None:
     word = label.strip().lower().replace("-", "_").replace(" ", "_")
     if word in _SYNONYMS and word in {"works_with", "married_to", "dating"}:
         return _SYNONYMS[word]
+    if not towards_self and word in _TIES:
+        return _TIES[word]
     if towards_self:
         word = word.removeprefix("is_").removesuffix("_of")
     else:

@@ -1,0 +1,209 @@
+"""Kinship words said as names (SPEC §5.6, rule 3): "Mom", "Appa", "Grandma" name the person
+the user has that relation to, not a person called so; "Aunt Rosa", "Tía Rosa", "Uncle Bob"
+are a first name said with a kinship title. Pure functions, no Django.
+
+The table says which relation each word means (the roles of ``person_roles``: HAS_MOTHER →
+"mother", HAS_GRANDMOTHER → "grandmother" …); a word that means different relations in
+different languages means all of them (Baba is a father in Arabic, Persian, Turkish and
+Chinese, a grandmother in Slavic languages), so it merges only when one stored person holds
+any of them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+
+from memory.core.first_names import is_given_name, name_gender
+from memory.core.merge_people import person_verdict
+from memory.core.merge_types import (
+    HOLD,
+    MERGE,
+    Mention,
+    MergeVerdict,
+    StoredNode,
+    make_verdict,
+    node_forms,
+)
+from memory.core.name_spelling import name_words
+from memory.core.person_roles import contradicts, gender_of, shares_role
+
+__all__ = [
+    "KINSHIP",
+    "KINSHIP_WORDS",
+    "KIN_TITLE",
+    "KIN_TITLES",
+    "kin_title",
+    "kinship_meanings",
+    "people_verdict",
+]
+
+KINSHIP = "kinship"
+KIN_TITLE = "kin-title"
+
+_MOTHER = frozenset({"mother"})
+_FATHER = frozenset({"father"})
+_GRANDMOTHER = frozenset({"grandmother"})
+_GRANDFATHER = frozenset({"grandfather"})
+# A kinship word said alone, as a name (folded, lower-case) → the relations it may mean.
+KINSHIP_WORDS: Mapping[str, frozenset[str]] = {
+    **dict.fromkeys(
+        ("mom", "mum", "mommy", "mummy", "momma", "mama", "mamma", "mother", "amma", "ima"),
+        _MOTHER,
+    ),
+    **dict.fromkeys(("dad", "daddy", "father", "appa", "abba"), _FATHER),
+    # Papa is a father, and a grandfather in many families; Baba a father in Arabic,
+    # Persian, Turkish and Chinese, a grandmother in Slavic languages; Nana a grandmother in
+    # English, a (maternal) grandfather in Hindi and Urdu.
+    "papa": _FATHER | _GRANDFATHER,
+    "baba": _FATHER | _GRANDMOTHER,
+    "nana": _GRANDMOTHER | _GRANDFATHER,
+    **dict.fromkeys(("grandma", "granny", "gran", "grandmother", "oma"), _GRANDMOTHER),
+    **dict.fromkeys(("grandpa", "grandad", "granddad", "grandfather", "opa"), _GRANDFATHER),
+}
+# A kinship title said before a first name ("Aunt Rosa", "Tía Rosa", "Oma Ingrid") → the
+# relation it says the person has to the user.
+KIN_TITLES: Mapping[str, str] = {
+    **dict.fromkeys(("aunt", "auntie", "aunty", "tia", "tante", "zia"), "aunt"),
+    **dict.fromkeys(("uncle", "tio", "onkel", "zio"), "uncle"),
+    "cousin": "cousin",
+    **dict.fromkeys(("grandma", "granny", "gran", "nana", "oma"), "grandmother"),
+    **dict.fromkeys(("grandpa", "grandad", "granddad", "opa"), "grandfather"),
+}
+# One each: a full name said as the user's mother (father) is the node named "Mom" ("Dad").
+_ONE_EACH = frozenset({"mother", "father"})
+
+
+def kinship_meanings(norm: str) -> frozenset[str]:
+    """The relations a name means when it is a kinship word alone ("mom" → {"mother"}),
+    else the empty set."""
+    words = name_words(norm)
+    return KINSHIP_WORDS.get(words[0], frozenset()) if len(words) == 1 else frozenset()
+
+
+def kin_title(norm: str) -> tuple[str, str] | None:
+    """A name said with a kinship title, as (relation, the name without it): "tía rosa" →
+    ("aunt", "rosa"). Not before a name whose gender the lists give otherwise ("Zia Ahmed"
+    is a man's full name, not an aunt's); and a title that is also a given name ("Tia",
+    "Nana", "Oma") only before a given name of the lists ("Nana Mensah" is a full name)."""
+    words = name_words(norm)
+    if len(words) < 2 or words[0] not in KIN_TITLES:
+        return None
+    if is_given_name(words[0]) and not is_given_name(words[1]):
+        return None
+    role = KIN_TITLES[words[0]]
+    title_gender, first_gender = gender_of([role]), name_gender(words[1])
+    if title_gender and first_gender and title_gender != first_gender:
+        return None
+    return role, " ".join(words[1:])
+
+
+def _named_as(node: StoredNode, meanings: frozenset[str]) -> bool:
+    return any(kinship_meanings(f) & meanings for f in node_forms(node))
+
+
+def _word_verdict(
+    word: str, same_kind: Sequence[StoredNode], mention: Mention
+) -> MergeVerdict | None:
+    """A kinship word alone ("Mom", "Appa", "Grandma"): the one stored person the user has
+    that relation to (or named by a word of that meaning, "Mum") → merge; several, or any
+    person whose name holds the word ("Grandma Ruth", whom the user has not said is their
+    grandmother: most people have two) → held; none → None (a new person, unless another
+    kind's node of that name is a question)."""
+    meanings = KINSHIP_WORDS[word]
+    said = frozenset(m for m in meanings if shares_role(frozenset({m}), mention.roles))
+    meanings = said or meanings
+    exact, loose, namesakes = [], [], []
+    for node in same_kind:
+        if node.is_self:
+            continue
+        if node.roles & meanings or (
+            _named_as(node, meanings) and not contradicts(meanings, node.roles)
+        ):
+            exact.append(node.id)
+        elif shares_role(meanings, node.roles):
+            loose.append(node.id)  # a parent, of no stated gender, for "Mom"
+        elif any(word in name_words(f) for f in node_forms(node)):
+            namesakes.append(node.id)
+    found = [*exact, *loose, *namesakes]
+    scores = dict.fromkeys(found, 1.0)
+    if len(exact) == 1 and not loose and not namesakes:
+        return make_verdict(MERGE, exact, KINSHIP, scores)
+    if found:
+        return make_verdict(HOLD, found, f"{KINSHIP}-ambiguous", scores)
+    return None
+
+
+def _parent_named_by_kinship(
+    same_kind: Sequence[StoredNode], mention: Mention
+) -> MergeVerdict | None:
+    """A full name said as the user's mother or father ("Graham Whitfield", HAS_FATHER) when
+    the one stored person who is that to the user is named by a kinship word ("Dad"): a user
+    has one of each, and the name is what the graph did not know yet."""
+    roles = mention.roles & _ONE_EACH
+    if not roles:
+        return None
+    holders = [n for n in same_kind if not n.is_self and (n.roles & roles or _named_as(n, roles))]
+    if len(holders) != 1 or not _named_as(holders[0], roles):
+        return None
+    only = holders[0]
+    if contradicts(mention.roles, only.roles, mention.gender, only.gender):
+        return None
+    return make_verdict(MERGE, [only.id], KINSHIP, {only.id: 1.0})
+
+
+def _without_kin_words(same_kind: Sequence[StoredNode]) -> list[StoredNode]:
+    """The nodes with their kinship-word names left out ("Dad" is no first name to match
+    "Dan" by a letter); a node known by nothing else is left out."""
+    out = []
+    for node in same_kind:
+        forms = node_forms(node)
+        kept = [f for f in forms if not kinship_meanings(f)]
+        if len(kept) == len(forms):
+            out.append(node)
+        elif kept:
+            out.append(replace(node, name=kept[0], aliases=tuple(kept[1:])))
+    return out
+
+
+def _without_kin_titles(same_kind: Sequence[StoredNode]) -> list[StoredNode]:
+    """The nodes with kinship titles taken off their names ("Tía Rosa" → "rosa")."""
+    out = []
+    for node in same_kind:
+        forms = [(split[1] if (split := kin_title(f)) else f) for f in node_forms(node)]
+        out.append(replace(node, name=forms[0], aliases=tuple(forms[1:])))
+    return out
+
+
+def people_verdict(
+    new: str, same_kind: Sequence[StoredNode], mention: Mention
+) -> MergeVerdict | None:
+    """Rule 3 for a PERSON: kinship words first, then the person rules (``person_verdict``).
+
+    * a kinship word alone ("Mom", "Appa", "Grandma") → ``_word_verdict``, never the person
+      rules (Mama is no short form of Mamadou) — unless the mention's relations say it is
+      someone's name (Nana the friend): then a name;
+    * a kinship title and a first name ("Tía Rosa", "Uncle Bob") → the person rules on the
+      name without the title (kinship titles taken off the stored names too), the title's
+      relation added to what the mention says: the one Rosa → merge ("kin-title"); Rosa
+      the user's sister is no aunt → a new node. The title is never read as a first name;
+    * otherwise the person rules, kinship-word names left out; when they find nobody, a
+      full name said as the user's mother or father goes to the parent named "Mom"/"Dad".
+    None when no rule found a candidate."""
+    meanings = kinship_meanings(new)
+    if meanings and (not mention.roles or any(shares_role(meanings, {r}) for r in mention.roles)):
+        return _word_verdict(name_words(new)[0], same_kind, mention)
+    split = kin_title(new)
+    if split is not None:
+        role, name = split
+        with_role = replace(
+            mention, roles=mention.roles | {role}, gender=mention.gender or gender_of([role])
+        )
+        verdict = person_verdict(name, _without_kin_titles(same_kind), with_role)
+        if verdict is not None and verdict.action == MERGE:
+            return make_verdict(MERGE, [verdict.target], KIN_TITLE, dict(verdict.scores))
+        return verdict
+    verdict = person_verdict(new, _without_kin_words(same_kind), mention)
+    if verdict is not None:
+        return verdict
+    return _parent_named_by_kinship(same_kind, mention)

@@ -1,0 +1,177 @@
+"""The merge rules for organisations and places besides their legal form (SPEC §5.6): an
+acronym and its expansion ("UCLA", University of California, Los Angeles; "NYC", New York
+City), the user's own employer, school or home named by its first words ("Quillfeather" for
+Quillfeather Analytics, where the user works; "Portland" for Portland, Oregon, where they
+live), and one name in two regions ("Portland, Maine" is not Portland, Oregon). Pure
+functions, no Django.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from memory.core.merge_orgs import org_core_words
+from memory.core.merge_types import Mention, StoredNode, node_forms
+from memory.core.name_spelling import fold_accents
+from memory.core.person_roles import TIE_ROLES
+from memory.core.words import STOP_WORDS
+
+__all__ = [
+    "ACRONYM",
+    "OWN_PLACE",
+    "acronym_matches",
+    "is_acronym_of",
+    "other_region",
+    "own_place",
+]
+
+ACRONYM = "acronym"
+OWN_PLACE = "own-place"
+_ACRONYM_KINDS = frozenset({"ORG", "PLACE"})
+_TOKEN = re.compile(r"[^\W_]+")
+# A dot between two letters ("U.C.L.A.", "D.C.") joins an abbreviation's letters.
+_DOTS = re.compile(r"(?<=[^\W\d_])\.(?=[^\W\d_])")
+_HYPHENS = re.compile(r"[-‐‑‒–]")
+MIN_ACRONYM, MAX_ACRONYM = 2, 6
+
+
+def _acronym(token: str) -> bool:
+    return MIN_ACRONYM <= len(token) <= MAX_ACRONYM and token.isascii() and token.isupper()
+
+
+def _tokens(name: str) -> list[str]:
+    """A name's words as written (case kept), an abbreviation's dots joined, a leading
+    "the" left out ("the U.N." → ["UN"])."""
+    words = _TOKEN.findall(fold_accents(_DOTS.sub("", name)))
+    return words[1:] if len(words) > 1 and words[0].lower() == "the" else words
+
+
+def _expansions(name: str, kind: str) -> list[list[str]]:
+    """The words an acronym of ``name`` may stand for: lower-case, hyphenated words split
+    (Toronto-Dominion), an organisation's legal form left out; with and without function
+    words (London School of Economics is LSE, not LSOE)."""
+    text = _HYPHENS.sub(" ", fold_accents(name).lower())
+    words = org_core_words(text) if kind == "ORG" else _TOKEN.findall(_DOTS.sub("", text))
+    content = [w for w in words if w not in STOP_WORDS]
+    return [w for w in (content, words) if len(w) >= MIN_ACRONYM] if content != words else [words]
+
+
+def _aligns(tokens: list[str], words: list[str], used: bool = False) -> bool:
+    """Whether the written ``tokens`` read as ``words``, each token either the next word or
+    an acronym of the next words' initials ("UC Berkeley" → university california berkeley),
+    at least one of them an acronym."""
+    if not tokens:
+        return used and not words
+    token, rest = tokens[0], tokens[1:]
+    if words and token.lower() == words[0] and _aligns(rest, words[1:], used):
+        return True
+    n = len(token)
+    if not _acronym(token) or n > len(words):
+        return False
+    initials = "".join(w[0] for w in words[:n])
+    return initials == token.lower() and _aligns(rest, words[n:], True)
+
+
+def is_acronym_of(short: str, long: str, kind: str) -> bool:
+    """Whether the name ``short`` (as written: an acronym is in capitals) is an acronym of the
+    name ``long``, alone or with other words of it ("NYC", New York City; "UC Berkeley",
+    University of California, Berkeley; "EY", Ernst & Young)."""
+    tokens = _tokens(short)
+    if not any(_acronym(t) for t in tokens):
+        return False
+    return any(
+        len(words) > len(tokens) and _aligns(tokens, words) for words in _expansions(long, kind)
+    )
+
+
+def acronym_matches(
+    name: str, kind: str, same_kind: Sequence[StoredNode]
+) -> tuple[list[int], bool]:
+    """The ORG or PLACE nodes ``name`` names by acronym, either way: an acronym said for a
+    stored expansion (UCLA, University of California, Los Angeles), or an expansion said for
+    a stored acronym (National Health Service, NHS); and whether the match is sure enough to
+    merge one. Two letters alone are a weak match — a state's or a country's code as often
+    as an acronym ("PA" may be Pennsylvania, not Palo Alto) — so they are sure only for a
+    place or organisation the user has a tie to (lives in, works at: "SF" for San Francisco,
+    "EY" for Ernst & Young); otherwise they are asked about. With a word of the name said
+    too ("UC Berkeley", "TD Bank") they are sure."""
+    if kind not in _ACRONYM_KINDS:
+        return [], False
+    found, sure = [], True
+    for node in same_kind:
+        if node.is_self:
+            continue
+        shorts = [
+            short
+            for form in (node.name, *node.aliases)
+            for short, long in ((name, form), (form, name))
+            if is_acronym_of(short, long, kind)
+        ]
+        if shorts:
+            found.append(node.id)
+            weak = all(len("".join(_tokens(short))) <= MIN_ACRONYM for short in shorts)
+            sure = sure and (not weak or bool(node.roles & TIE_ROLES))
+    return found, sure
+
+
+def _lead_words(norm: str, kind: str) -> list[str]:
+    words = org_core_words(norm) if kind == "ORG" else _TOKEN.findall(fold_accents(norm))
+    return [w for w in words if w not in STOP_WORDS] or words
+
+
+def _leads(short: str, long: str, kind: str) -> bool:
+    """Whether ``short`` is ``long`` said by its first words: an organisation's leading words
+    ("Quillfeather", Quillfeather Analytics); a place's name without its region ("Portland",
+    Portland, Oregon) — never a place's first words, which name another place ("Mexico",
+    Mexico City; "Kansas", Kansas City)."""
+    if kind == "PLACE":
+        head = long.split(",", 1)[0]
+        return head != long and _lead_words(head, kind) == _lead_words(short, kind)
+    a, b = _lead_words(short, kind), _lead_words(long, kind)
+    return 0 < len(a) < len(b) and b[: len(a)] == a
+
+
+def own_place(
+    new: str, kind: str, candidates: Sequence[StoredNode], mention: Mention
+) -> StoredNode | None:
+    """Among the review candidates of an ORG or PLACE, the user's own employer, school, home
+    or home town (``person_roles.TIE_ROLES``) named by its first words (``_leads``):
+    "Quillfeather" for Quillfeather Analytics, where the user works; "Portland" for Portland,
+    Oregon, where they live — the only candidate, and one the user has such a tie to. Among
+    several ("Vantage": Vantage Health, Vantage Capital; "Springfield" in Illinois and
+    Massachusetts) the mention's own tie picks the one candidate that has it (the user works
+    at Vantage); and with that tie said on both sides, an organisation's longer name may be
+    the one said ("Deloitte Consulting", where the user works, for Deloitte). A place with
+    words the stored one lacks ("Paris, Texas" for the Paris the user lives in) is asked
+    about: it may be another place."""
+    said = mention.roles & TIE_ROLES
+    if said:
+        picked = [n for n in candidates if n.roles & said]
+        if len(picked) != 1:
+            return None
+        forms = node_forms(picked[0])
+        longer = kind == "ORG"  # "Paris, Texas" may be another Paris than the user's home
+        if any(_leads(new, f, kind) or (longer and _leads(f, new, kind)) for f in forms):
+            return picked[0]
+        return None
+    if len(candidates) != 1 or not candidates[0].roles & TIE_ROLES:
+        return None
+    only = candidates[0]
+    return only if any(_leads(new, f, kind) for f in node_forms(only)) else None
+
+
+def other_region(a: str, b: str) -> bool:
+    """Two places of one name in two regions, each written "Name, Region" with the region in
+    full ("Portland, Maine" / "Portland, Oregon", "Paris, France" / "Paris, Texas"): two
+    places, not a question. A region abbreviated or named more or less widely ("Portland,
+    OR", "Cambridge, UK" / "Cambridge, England") may be the same one and stays a question."""
+    if "," not in a or "," not in b:
+        return False
+    (name_a, region_a), (name_b, region_b) = a.split(",", 1), b.split(",", 1)
+    if _TOKEN.findall(fold_accents(name_a)) != _TOKEN.findall(fold_accents(name_b)):
+        return False
+    ra = " ".join(_TOKEN.findall(fold_accents(region_a)))
+    rb = " ".join(_TOKEN.findall(fold_accents(region_b)))
+    short, long = sorted((ra, rb), key=len)
+    return len(short) >= 4 and not long.startswith(short)
