@@ -2,59 +2,21 @@
 Write path (commit_batch): the user's relations as evidence, spelling and scripts, word
 order, surnames, legal forms, other languages' titles and pets."""
 
-from datetime import UTC, datetime
-
 import pytest
 
-from memory import embedding
 from memory.models import MergeDecision, Node
-from memory.services.write import commit_batch
-from tests.memory.factories import HashEncoder
+from tests.memory.resolution_helpers import (  # noqa: F401 (the autouse fixture)
+    T0,
+    T1,
+    batch,
+    merged,
+    person,
+    seed,
+    stand_in_encoder,
+    write,
+)
 
 pytestmark = pytest.mark.django_db
-
-T0 = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
-T1 = datetime(2026, 3, 2, 12, 0, tzinfo=UTC)
-
-
-@pytest.fixture(autouse=True)
-def stand_in_encoder():
-    with embedding.use_encoder(HashEncoder()):
-        yield
-
-
-def batch(*entities):
-    """entities: (name, kind, [self relation labels]) → a pegasus-batch/1."""
-    out, relations = [], []
-    for i, (name, kind, labels) in enumerate(entities):
-        out.append({"ref": f"e{i}", "kind": kind, "name": name, "confidence": 0.9})
-        relations += [
-            {
-                "source": "user",
-                "relation": label,
-                "target": f"e{i}",
-                "snippet": f"my {label} {name}",
-                "confidence": 0.9,
-            }
-            for label in labels
-        ]
-    return {"format": "pegasus-batch/1", "entities": out, "relations": relations}
-
-
-def person(name, *labels):
-    return (name, "PERSON", list(labels))
-
-
-def seed(user, *entities):
-    commit_batch(user=user, batch=batch(*entities), now=T0)
-
-
-def write(user, *entities):
-    return commit_batch(user=user, batch=batch(*entities), now=T1)
-
-
-def merged(summary):
-    return {m["name"]: (m["into"], m["rule"]) for m in summary.merged}
 
 
 def test_the_users_relation_picks_the_colleague_among_two_hannahs(alice):

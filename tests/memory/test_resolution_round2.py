@@ -2,34 +2,21 @@
 kinship words, given names of one origin or one letter apart, acronyms and the user's own
 employer or home (issue 21, second blind set)."""
 
-from datetime import UTC, datetime
-
 import pytest
 
-from memory import embedding
 from memory.models import MergeDecision, Node
-from memory.services.write import commit_batch
-from tests.memory.factories import HashEncoder
-from tests.memory.test_resolution_general import batch, merged, person
+from tests.memory.resolution_helpers import (  # noqa: F401 (the autouse fixture)
+    T0,
+    T1,
+    batch,
+    merged,
+    person,
+    seed,
+    stand_in_encoder,
+    write,
+)
 
 pytestmark = pytest.mark.django_db
-
-T0 = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
-T1 = datetime(2026, 3, 2, 12, 0, tzinfo=UTC)
-
-
-@pytest.fixture(autouse=True)
-def stand_in_encoder():
-    with embedding.use_encoder(HashEncoder()):
-        yield
-
-
-def seed(user, *entities):
-    commit_batch(user=user, batch=batch(*entities), now=T0)
-
-
-def write(user, *entities):
-    return commit_batch(user=user, batch=batch(*entities), now=T1)
 
 
 def test_kinship_words_merge_into_the_parent_and_learn_the_word(alice):
