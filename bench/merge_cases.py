@@ -119,6 +119,11 @@ def run_case(case: dict, username: str) -> list[dict]:
             summary = commit_batch(user=user, batch=_batch(case["incoming"], "i"), now=T1)
             held = {normalise_name(h["name"]) for h in summary.held}
             merged = {normalise_name(m["name"]): m["into"] for m in summary.merged}
+            created = [
+                (n.kind, {normalise_name(f) for f in [n.name, *n.aliases]})
+                for n in Node.objects.for_user(user).filter(is_self=False)
+                if n.pk not in seeded
+            ]
             for e in case["incoming"]:
                 norm = normalise_name(e["name"])
                 kind = e.get("kind", "PERSON")
@@ -126,6 +131,9 @@ def run_case(case: dict, username: str) -> list[dict]:
                     got = "held"
                 elif norm in merged:
                     got = f"merge:{merged[norm]}"
+                elif any(k == kind and norm in forms for k, forms in created):
+                    # A new node, perhaps renamed beside a namesake ("Luna (dog)").
+                    got = "new"
                 else:  # an exact or known-alias match records nothing: find the node
                     into = next(
                         (

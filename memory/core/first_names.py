@@ -3,6 +3,8 @@ suggests (SPEC §5.6). Pure functions, no Django.
 
 * The nickname table is the ``nicknames`` package's: many-to-many ("bill" is William's and
   Robert's), so it is evidence that two names *may* be one person's, never that they are.
+* ``nicknames_world.txt`` adds the usual pet forms of given names outside English (Paco,
+  Gosia, Sasha, Kostas …), which that table does not list; the same kind of evidence.
 * ``first_name_genders.txt`` holds the given names of the female and male first-name lists
   of the Faker package's 80-odd locales (census and registry data), each tagged with the
   gender it suggests ("f", "m") or "u" when the lists give it to both. It is a suggestion: it
@@ -27,6 +29,7 @@ __all__ = [
 ]
 
 _GENDER_FILE = Path(__file__).with_name("first_name_genders.txt")
+_WORLD_FILE = Path(__file__).with_name("nicknames_world.txt")
 
 
 @lru_cache(maxsize=1)
@@ -41,7 +44,26 @@ def name_group(first_name: str) -> frozenset[str]:
     it is a nickname of. The table is many-to-many ("bill" gives william, robert, will …),
     which is why the merge rules merge only when exactly one node qualifies."""
     nn = nicknamer()
-    return frozenset({first_name} | nn.nicknames_of(first_name) | nn.canonicals_of(first_name))
+    world = _world_groups().get(first_name, frozenset())
+    return frozenset(
+        {first_name} | nn.nicknames_of(first_name) | nn.canonicals_of(first_name) | world
+    )
+
+
+@lru_cache(maxsize=1)
+def _world_groups() -> dict[str, frozenset[str]]:
+    """``nicknames_world.txt`` both ways: a full name → its pet forms, a pet form → the full
+    names it is a pet form of."""
+    links: dict[str, set[str]] = {}
+    for line in _WORLD_FILE.read_text(encoding="utf-8").splitlines():
+        names = line.split("#", 1)[0].split()
+        if len(names) < 2:
+            continue
+        full, pets = names[0], names[1:]
+        links.setdefault(full, set()).update(pets)
+        for pet in pets:
+            links.setdefault(pet, set()).add(full)
+    return {name: frozenset(group) for name, group in links.items()}
 
 
 @lru_cache(maxsize=1)

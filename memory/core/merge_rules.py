@@ -25,6 +25,12 @@ from memory.core.merge_people import (
     person_verdict,
 )
 from memory.core.merge_places import ACRONYM, OWN_PLACE, acronym_matches, other_region, own_place
+from memory.core.merge_properties import (
+    PROPERTIES_DIFFER,
+    ROLE_DIFFERS,
+    properties_differ,
+    roles_differ,
+)
 from memory.core.merge_types import (
     HOLD,
     MERGE,
@@ -193,6 +199,12 @@ def decide_merge(
     and what the batch says about the entity (``mention``: roles, gender, and the nodes a
     person settled as different — those are left out of every rule).
 
+    Stored nodes that what was said of the entity makes another referent — an identifying
+    property of the kind with values that cannot be one thing (Luna the cat, the neighbour's
+    dog Luna; Cambridge, UK and Cambridge, USA: ``merge_properties.properties_differ``) —
+    are left out of every rule, as kept-apart ones are; if one had the entity's name, the
+    verdict is new under "properties-differ" (the Write names it "Luna (dog)").
+
     Rules, first that applies wins:
       0. a self placeholder ("me", "the user", …) merges into the self node
          regardless of kind (rule "self"); with no self node yet: new, rule "self";
@@ -219,7 +231,9 @@ def decide_merge(
          (``merge_people.person_verdict``): nickname, title + surname, first
          name of a full name, respelling, clipped or pet form, another script, middle names
          left out, swapped order, surname alone, one first name and one close-family role —
-         exactly one candidate that nothing contradicts → merge under that rule; several →
+         exactly one candidate that nothing contradicts → merge under that rule (held as
+         "<rule>-role-differs" when both sides state a role sharing no word:
+         ``merge_properties.roles_differ``); several →
          hold ("<rule>-ambiguous") unless the user's relation picks one
          ("<rule>-by-role"); a variant of the name ("variant") or another plausible reading
          ("<rule>-near-tie") → hold; a gendered title against the first name of its only
@@ -255,7 +269,11 @@ def decide_merge(
         )
 
     kind = kind.strip().upper()
-    usable = [n for n in stored if n.id not in mention.apart]
+    # What was said of it may make a stored node another referent (Luna the cat, the
+    # neighbour's dog Luna): such nodes are left out of every rule, like kept-apart ones.
+    differ = [n for n in stored if properties_differ(kind, mention.properties, n.properties)]
+    left_out = mention.apart | {n.id for n in differ}
+    usable = [n for n in stored if n.id not in left_out]
     same_kind = [n for n in usable if n.kind == kind]
     if not new:
         return MergeVerdict(NEW, None, (), "none", {})
@@ -295,7 +313,7 @@ def decide_merge(
     if kind == "PERSON":
         verdict = people_verdict(new, same_kind, mention)
         if verdict is not None:
-            return verdict
+            return _unless_roles_differ(verdict, same_kind, mention)
     # A pet is named as people are (Reggie for Sir Reginald Fluffington): the person rules
     # reach the user's pets (HAS_PET) of a catch-all kind, and nothing else of that kind.
     pets = [n for n in same_kind if PET in n.roles] if kind in CATCH_ALL_KINDS else []
@@ -341,7 +359,22 @@ def decide_merge(
             scores = {n.id: best_similarity(new, n) for n in hinted}
             return make_verdict(HOLD, [n.id for n in hinted], "hint", scores)
 
-    return MergeVerdict(NEW, None, (), "none", {})
+    namesake = any(n.kind == kind and new in node_forms(n) for n in differ)
+    return MergeVerdict(NEW, None, (), PROPERTIES_DIFFER if namesake else "none", {})
+
+
+def _unless_roles_differ(
+    verdict: MergeVerdict, same_kind: Sequence[StoredNode], mention: Mention
+) -> MergeVerdict:
+    """A person merged on part of a name (a nickname, a title and surname, a first name)
+    whose role as said now shares no word with the stored one ("Tariq", the plumber; Tariq
+    Hussain, the engineer) is asked about instead (``merge_properties.roles_differ``)."""
+    if verdict.action != MERGE:
+        return verdict
+    target = next((n for n in same_kind if n.id == verdict.target), None)
+    if target is None or not roles_differ(mention.properties, target.properties):
+        return verdict
+    return make_verdict(HOLD, [target.id], f"{verdict.rule}-{ROLE_DIFFERS}", dict(verdict.scores))
 
 
 def band_llm_confidence(conf: float) -> str:

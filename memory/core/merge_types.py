@@ -41,17 +41,21 @@ class StoredNode:
     # "colleague", …) and its gender when the graph says it ("f", "m" or "").
     roles: frozenset[str] = frozenset()
     gender: str = ""
+    # The node's stored properties (species, city, role …): ``merge_properties``.
+    properties: Mapping[str, object] = field(default_factory=dict, compare=False)
 
 
 @dataclass(frozen=True)
 class Mention:
     """What the incoming batch says about the proposed entity besides its name: its roles
     for the user and gender (as for ``StoredNode``), and the nodes a person already settled
-    as *not* this entity (kept-apart decisions): those are never merged nor asked again."""
+    as *not* this entity (kept-apart decisions): those are never merged nor asked again,
+    and the properties the batch gives it (``merge_properties``)."""
 
     roles: frozenset[str] = frozenset()
     gender: str = ""
     apart: frozenset[int] = frozenset()
+    properties: Mapping[str, object] = field(default_factory=dict, compare=False)
 
 
 @dataclass(frozen=True)

@@ -19,6 +19,7 @@ from memory.core.name_spelling import (
     is_latin_word,
     transliteration_key,
 )
+from memory.core.words import word_zipf
 
 __all__ = [
     "FAMILY_ROLE",
@@ -41,6 +42,10 @@ TRANSLITERATION = "transliteration"
 FAMILY_ROLE = "family-role"
 # The variant of ``person_names`` (held): returned where the words allow two readings.
 _VARIANT = "variant"
+# Both surnames at least this common in English (wordfreq's Zipf scale, as for
+# merge_rules.COMMON_WORD_ZIPF): each is a name in its own right (Burton, Barton), so a
+# vowel between them is no typing slip. Rarer ones may be (Meier 2.9 / Meyer 3.7).
+COMMON_SURNAME_ZIPF = 3.0
 
 # Words after a name that tell a parent from a child of the same name.
 _GENERATIONS = frozenset({"jr", "junior", "sr", "senior", "ii", "iii", "iv"})
@@ -123,6 +128,8 @@ def surname_respelled(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
         return False
     if not (x.isalpha() and y.isalpha()) or OSA.distance(x, y) != 1:
         return False
+    if min(word_zipf(x), word_zipf(y)) >= COMMON_SURNAME_ZIPF:
+        return False  # two surnames in common use (Burton/Barton): two names, not a slip
     start = next(i for i, (p, q) in enumerate(zip(x, y, strict=False)) if p != q)
     if start == 0:
         return False

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from memory.core.merge_properties import distinguishing_label
 from memory.core.merge_rules import (
     HOLD,
     MERGE,
@@ -140,6 +141,7 @@ def resolve_entities(
             resolutions.append(_new_or_upgrade(user, entity, verdict, provisional_by_name, now))
 
     created = [r.node for r in resolutions if r.created]
+    _free_names(created, rows)
     Node.objects.bulk_create(created)
     changed = {
         r.node.pk: r.node
@@ -189,6 +191,29 @@ def _merged(user, entity, verdict, nodes, episode, now) -> Resolution:
             now=now,
         )
     return Resolution(entity["ref"], entity, node, outcome, verdict.rule, decision, changed=changed)
+
+
+def _free_names(created: Sequence[Node], rows: Sequence[Node]) -> None:
+    """A new node whose name a stored node of its kind already has — a second referent of
+    one name, told apart by what was said of it (``merge_properties``: Luna the neighbour's
+    dog beside Luna the cat) — is named with what tells it apart, "Luna (dog)", or a number,
+    and keeps the name as said among its aliases, since a node's name is unique per kind
+    (SPEC §4). ``rows`` are all the user's nodes of the batch's kinds."""
+    taken = {(n.kind, n.normalised_name) for n in rows}
+    for node in created:
+        if (node.kind, node.normalised_name) not in taken:
+            taken.add((node.kind, node.normalised_name))
+            continue
+        label = distinguishing_label(node.kind, node.properties)
+        tries = [f"{node.name} ({label})"] if label else []
+        tries += [f"{node.name} ({i})" for i in range(2, 100)]
+        for name in tries:
+            if (node.kind, normalise_name(name)) not in taken:
+                said = node.name
+                node.name, node.normalised_name = name[:200], normalise_name(name[:200])
+                node.aliases = [said, *(a for a in node.aliases if a != said)]
+                break
+        taken.add((node.kind, node.normalised_name))
 
 
 def _new_node(user, entity: dict, now: datetime) -> Node:

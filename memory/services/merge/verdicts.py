@@ -31,6 +31,7 @@ def _stored(node: Node, links: Sequence[tuple[str, bool]] = ()) -> StoredNode:
         provisional=node.provisional,
         roles=roles,
         gender=gender_of(roles, titles=titles, properties=node.properties),
+        properties=node.properties if isinstance(node.properties, dict) else {},
     )
 
 
@@ -117,10 +118,12 @@ def _mention(
 ) -> Mention:
     roles = roles_from_relations(links)
     title = parse_person(normalise_name(entity["name"])).title
+    properties = entity.get("properties") or {}
     return Mention(
         roles=roles,
-        gender=gender_of(roles, titles=[title], properties=entity.get("properties") or {}),
+        gender=gender_of(roles, titles=[title], properties=properties),
         apart=frozenset(apart.get((entity["kind"], normalise_name(entity["name"])), ())),
+        properties=properties,
     )
 
 

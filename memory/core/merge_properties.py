@@ -1,0 +1,170 @@
+"""What the user said about a thing, as evidence for or against a merge (SPEC §5.6): two
+referents of one name told apart by their properties — Luna the cat and the neighbour's dog
+Luna, Cambridge in the UK and in Massachusetts, the Ministry of Health of two countries —
+and people matched on part of a name whose roles have nothing in common ("Dr. Siddiqui" the
+dog's vet, Farah Siddiqui the GP). Pure functions, no Django.
+
+A property contradicts only when both sides state it and the values cannot be one thing:
+unknown words, abbreviations against full names and one value inside the other ("US state" /
+"state") are not contradictions, as in ``merge_places.other_region``. The worst a wrong
+contradiction does is a duplicate to merge later; a missed one destroys two identities.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+
+from memory.core.merge_places import is_acronym_of
+from memory.core.name_spelling import fold_accents
+from memory.core.words import STOP_WORDS
+
+__all__ = [
+    "PROPERTIES_DIFFER",
+    "ROLE_DIFFERS",
+    "distinguishing_label",
+    "properties_differ",
+    "roles_differ",
+]
+
+PROPERTIES_DIFFER = "properties-differ"
+ROLE_DIFFERS = "role-differs"
+
+# Property keys whose values name which referent it is, by kind: where a place or an
+# organisation is, what animal a pet is, the year of an event. A person's city or age is
+# not among them — people move and age.
+_LOCATION_KEYS = ("city", "state", "province", "county", "region", "country")
+IDENTIFYING_KEYS: Mapping[str, tuple[str, ...]] = {
+    "PLACE": (*_LOCATION_KEYS, "type"),
+    "ORG": _LOCATION_KEYS,
+    "OTHER": ("species",),
+    "THING": ("species",),
+    "EVENT": ("year",),
+}
+# What a person does or is to someone, in the user's words.
+ROLE_KEYS = ("role", "occupation", "job")
+
+# Words for one class of thing; two values in two classes contradict, a value in none is
+# unknown (a breed, a rarer animal) and contradicts nothing.
+_SPECIES = {
+    "dog": "dog puppy pup doggo hound canine",
+    "cat": "cat kitten kitty feline",
+    "rabbit": "rabbit bunny",
+    "bird": "bird parrot budgie parakeet canary cockatiel",
+    "fish": "fish goldfish betta",
+    "rodent": "hamster gerbil mouse rat",
+    "guinea pig": "guinea",
+    "horse": "horse pony",
+    "tortoise": "tortoise turtle",
+    "snake": "snake python",
+    "lizard": "lizard gecko iguana",
+}
+_PLACE_TYPES = {
+    "settlement": "city town village hamlet suburb neighbourhood neighborhood district borough",
+    "country": "country nation",
+    "subdivision": "state province region county territory prefecture canton",
+}
+# Country names people use for one another, which neither containment nor acronyms link.
+_SAME_COUNTRY = (
+    "us usa america unitedstates unitedstatesofamerica",
+    "uk gb britain greatbritain unitedkingdom england scotland wales northernireland",
+    "netherlands holland nl",
+)
+
+_WORD = re.compile(r"[^\W_]+")
+_POSSESSIVE = re.compile(r"['’]s\b")
+
+
+def _classes(table: Mapping[str, str]) -> dict[str, str]:
+    return {word: name for name, words in table.items() for word in words.split()}
+
+
+_SPECIES_CLASS = _classes(_SPECIES)
+_PLACE_TYPE_CLASS = _classes(_PLACE_TYPES)
+_COUNTRY_GROUP = {word: i for i, words in enumerate(_SAME_COUNTRY) for word in words.split()}
+
+
+def _words(value: object, *, content: bool = True) -> list[str]:
+    """A property value's words: accents folded, lower case, "'s" left out, and with
+    ``content`` function words too ("Biscuit's vet" → biscuit, vet). Places keep them:
+    "US" is a country, not a pronoun."""
+    text = _POSSESSIVE.sub(" ", fold_accents(str(value)).lower())
+    words = _WORD.findall(text)
+    return [w for w in words if w not in STOP_WORDS] if content else words
+
+
+def _class_of(words: list[str], classes: Mapping[str, str]) -> str | None:
+    found = {classes[w] for w in words if w in classes}
+    return found.pop() if len(found) == 1 else None
+
+
+def _code(value: str) -> bool:
+    """An abbreviation as written: two or three capital letters ("UK", "USA", "MA")."""
+    letters = "".join(_WORD.findall(value))
+    return 2 <= len(letters) <= 3 and letters.isupper()
+
+
+def _locations_differ(a: str, b: str) -> bool:
+    wa = [w for w in _words(a, content=False) if w != "the"]
+    wb = [w for w in _words(b, content=False) if w != "the"]
+    if not wa or not wb or set(wa) <= set(wb) or set(wb) <= set(wa):
+        return False
+    ga, gb = _COUNTRY_GROUP.get("".join(wa)), _COUNTRY_GROUP.get("".join(wb))
+    if ga is not None and ga == gb:
+        return False
+    if _code(a) and _code(b):
+        return True
+    if _code(a) or _code(b):
+        # An abbreviation against a full name is the same place when it is its acronym,
+        # and unknown otherwise ("CA" / "California").
+        return False
+    return not (is_acronym_of(a, b, "PLACE") or is_acronym_of(b, a, "PLACE"))
+
+
+def _values_differ(key: str, a: object, b: object) -> bool:
+    if a is None or b is None or isinstance(a, dict | list) or isinstance(b, dict | list):
+        return False
+    if key == "species":
+        ca, cb = _class_of(_words(a), _SPECIES_CLASS), _class_of(_words(b), _SPECIES_CLASS)
+        return ca is not None and cb is not None and ca != cb
+    if key == "type":
+        ca, cb = _class_of(_words(a), _PLACE_TYPE_CLASS), _class_of(_words(b), _PLACE_TYPE_CLASS)
+        return ca is not None and cb is not None and ca != cb
+    if key == "year":
+        ya, yb = str(a).strip(), str(b).strip()
+        return ya.isdigit() and yb.isdigit() and ya != yb
+    return _locations_differ(str(a), str(b))
+
+
+def properties_differ(kind: str, said: Mapping[str, object], stored: Mapping[str, object]) -> bool:
+    """Whether what was said of an incoming entity (``said``) and of a stored node of the
+    same name or kind (``stored``) make them two referents: an identifying property of the
+    kind (``IDENTIFYING_KEYS``) stated on both sides with values that cannot be one thing —
+    two species ("rabbit" / "dog"), two kinds of place ("US state" / "country"), two years,
+    two places ("London" / "Chicago", "UK" / "USA", "New Zealand" / "Ghana")."""
+    keys = IDENTIFYING_KEYS.get(kind.strip().upper(), ())
+    return any(k in said and k in stored and _values_differ(k, said[k], stored[k]) for k in keys)
+
+
+def roles_differ(said: Mapping[str, object], stored: Mapping[str, object]) -> bool:
+    """Whether a person's role as said now and as stored share no word ("plumber who fixed
+    the boiler" / "software engineer", "Biscuit's vet" / "GP"): not a contradiction — people
+    are described many ways — but no ground to merge on part of a name either."""
+    for key in ROLE_KEYS:
+        if key in said and key in stored:
+            a, b = set(_words(said[key])), set(_words(stored[key]))
+            if a and b and not a & b:
+                return True
+    return False
+
+
+def distinguishing_label(kind: str, properties: Mapping[str, object]) -> str:
+    """A short label telling a new node from a stored one of the same name, from its own
+    identifying properties (most specific first: "dog", "Chicago", "Massachusetts"); "" when
+    it states none."""
+    keys = IDENTIFYING_KEYS.get(kind.strip().upper(), ())
+    for key in ("species", "year", *_LOCATION_KEYS, "type"):
+        value = properties.get(key) if key in keys else None
+        if isinstance(value, str | int) and str(value).strip():
+            return str(value).strip()[:60]
+    return ""
