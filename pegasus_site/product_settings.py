@@ -68,8 +68,8 @@ MEMORY_GRAPH_ONLY_EDGES = env_int("MEMORY_GRAPH_ONLY_EDGES", 1000)
 MEMORY_SENTENCE_TOKENS = env_int("MEMORY_SENTENCE_TOKENS", 20)
 EXACT_SCAN_MAX_KEYS = env_int("EXACT_SCAN_MAX_KEYS", 20000)
 # Keys the HNSW index pre-selects per word above EXACT_SCAN_MAX_KEYS (SPEC §5.1: k ≥ 50);
-# ef_search is max(2k, 100). 50 was 6 ms faster at 100 000 nodes but found fewer of the
-# exact top-k (docs/BENCHMARKS.md), so 64 stays.
+# ef_search is k. 50 was 6 ms faster at 100 000 nodes but found fewer of the exact top-k
+# (docs/BENCHMARKS.md), so 64 stays.
 HNSW_CANDIDATES_PER_WORD = env_int("HNSW_CANDIDATES_PER_WORD", 64)
 # Per-process Read caches (memory.services.read / .snapshot), LRU by user, in rows: key
 # vectors (1.5 KB each), graph snapshots (~60 B per edge, node, membership or key) and
