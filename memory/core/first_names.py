@@ -22,6 +22,7 @@ from nicknames import NickNamer
 __all__ = [
     "genders_differ",
     "is_given_name",
+    "is_world_pet_form",
     "name_gender",
     "name_group",
     "nicknamer",
@@ -50,16 +51,30 @@ def name_group(first_name: str) -> frozenset[str]:
     )
 
 
+def is_world_pet_form(a: str, b: str) -> bool:
+    """Whether ``nicknames_world.txt`` gives one of two first names as a pet form of the
+    other (full name and pet form, either way round)."""
+    pets = _world_pets()
+    return b in pets.get(a, ()) or a in pets.get(b, ())
+
+
+@lru_cache(maxsize=1)
+def _world_pets() -> dict[str, frozenset[str]]:
+    """``nicknames_world.txt`` as written: a full name → its pet forms."""
+    pets: dict[str, set[str]] = {}
+    for line in _WORLD_FILE.read_text(encoding="utf-8").splitlines():
+        names = line.split("#", 1)[0].split()
+        if len(names) >= 2:
+            pets.setdefault(names[0], set()).update(names[1:])
+    return {full: frozenset(forms) for full, forms in pets.items()}
+
+
 @lru_cache(maxsize=1)
 def _world_groups() -> dict[str, frozenset[str]]:
     """``nicknames_world.txt`` both ways: a full name → its pet forms, a pet form → the full
     names it is a pet form of."""
     links: dict[str, set[str]] = {}
-    for line in _WORLD_FILE.read_text(encoding="utf-8").splitlines():
-        names = line.split("#", 1)[0].split()
-        if len(names) < 2:
-            continue
-        full, pets = names[0], names[1:]
+    for full, pets in _world_pets().items():
         links.setdefault(full, set()).update(pets)
         for pet in pets:
             links.setdefault(pet, set()).add(full)

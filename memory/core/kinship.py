@@ -31,6 +31,7 @@ from memory.core.person_roles import contradicts, gender_of, shares_role
 __all__ = [
     "KINSHIP",
     "KINSHIP_WORDS",
+    "KIN_SUFFIXES",
     "KIN_TITLE",
     "KIN_TITLES",
     "kin_title",
@@ -64,11 +65,29 @@ KINSHIP_WORDS: Mapping[str, frozenset[str]] = {
 # A kinship title said before a first name ("Aunt Rosa", "Tía Rosa", "Oma Ingrid") → the
 # relation it says the person has to the user.
 KIN_TITLES: Mapping[str, str] = {
-    **dict.fromkeys(("aunt", "auntie", "aunty", "tia", "tante", "zia"), "aunt"),
-    **dict.fromkeys(("uncle", "tio", "onkel", "zio"), "uncle"),
+    **dict.fromkeys(("aunt", "auntie", "aunty", "tia", "tita", "tante", "zia"), "aunt"),
+    **dict.fromkeys(("uncle", "tio", "tito", "onkel", "zio"), "uncle"),
     "cousin": "cousin",
-    **dict.fromkeys(("grandma", "granny", "gran", "nana", "oma"), "grandmother"),
-    **dict.fromkeys(("grandpa", "grandad", "granddad", "opa"), "grandfather"),
+    **dict.fromkeys(
+        (
+            *("grandma", "granny", "gran", "nana", "oma", "abuela", "abuelita", "nonna"),
+            *("lola", "babcia", "savta"),
+        ),
+        "grandmother",
+    ),
+    **dict.fromkeys(
+        (
+            *("grandpa", "grandad", "granddad", "opa", "abuelo", "abuelito", "nonno"),
+            *("lolo", "dziadek", "saba"),
+        ),
+        "grandfather",
+    ),
+}
+# Kinship titles said after the name, as in South Asian usage ("Lakshmi Aunty", "Subbu
+# Mama": mama is a maternal uncle in Tamil, Telugu and Hindi, mami his wife).
+KIN_SUFFIXES: Mapping[str, str] = {
+    **dict.fromkeys(("aunty", "auntie", "mami", "chachi", "masi", "mausi"), "aunt"),
+    **dict.fromkeys(("uncle", "mama", "chacha", "mamu"), "uncle"),
 }
 # One each: a full name said as the user's mother (father) is the node named "Mom" ("Dad").
 _ONE_EACH = frozenset({"mother", "father"})
@@ -83,19 +102,27 @@ def kinship_meanings(norm: str) -> frozenset[str]:
 
 def kin_title(norm: str) -> tuple[str, str] | None:
     """A name said with a kinship title, as (relation, the name without it): "tía rosa" →
-    ("aunt", "rosa"). Not before a name whose gender the lists give otherwise ("Zia Ahmed"
-    is a man's full name, not an aunt's); and a title that is also a given name ("Tia",
-    "Nana", "Oma") only before a given name of the lists ("Nana Mensah" is a full name)."""
+    ("aunt", "rosa"), "lakshmi aunty" → ("aunt", "lakshmi"). Not with a name whose gender
+    the lists give otherwise ("Zia Ahmed" is a man's full name, not an aunt's); and a title
+    that is also a given name ("Tia", "Nana", "Oma") only with a given name of the lists
+    ("Nana Mensah" is a full name)."""
     words = name_words(norm)
-    if len(words) < 2 or words[0] not in KIN_TITLES:
+    if len(words) < 2:
         return None
-    if is_given_name(words[0]) and not is_given_name(words[1]):
+    if words[0] in KIN_TITLES:
+        title, first, rest = words[0], words[1], words[1:]
+        role = KIN_TITLES[title]
+    elif words[-1] in KIN_SUFFIXES:
+        title, first, rest = words[-1], words[0], words[:-1]
+        role = KIN_SUFFIXES[title]
+    else:
         return None
-    role = KIN_TITLES[words[0]]
-    title_gender, first_gender = gender_of([role]), name_gender(words[1])
+    if is_given_name(title) and not is_given_name(first):
+        return None
+    title_gender, first_gender = gender_of([role]), name_gender(first)
     if title_gender and first_gender and title_gender != first_gender:
         return None
-    return role, " ".join(words[1:])
+    return role, " ".join(rest)
 
 
 def _named_as(node: StoredNode, meanings: frozenset[str]) -> bool:

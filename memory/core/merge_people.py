@@ -142,9 +142,22 @@ def _surname_of(word: str, full: tuple[str, ...]) -> bool:
     list knows it as a given name (a middle name "Lee" or "Rose" is not a surname)."""
     if len(full) < 2:
         return False
-    if full[-1] == word:
+    if _same_surname(full[-1], word):
         return True
-    return len(full) >= 3 and full[-2] == word and not is_given_name(word)
+    return len(full) >= 3 and _same_surname(full[-2], word) and not is_given_name(word)
+
+
+# German umlauts typed as digraphs, once the words are folded: "Krueger" is Krüger ("kruger").
+_DIGRAPHS = (("ae", "a"), ("oe", "o"), ("ue", "u"))
+
+
+def _same_surname(a: str, b: str) -> bool:
+    """One surname, or one typed with an umlaut's digraph ("krueger" / "kruger")."""
+    if a == b:
+        return True
+    for digraph, letter in _DIGRAPHS:
+        a, b = a.replace(digraph, letter), b.replace(digraph, letter)
+    return a == b
 
 
 def _full_first_names(a: str, b: str) -> str | None:

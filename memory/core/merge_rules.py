@@ -46,7 +46,7 @@ from memory.core.merge_types import (
 from memory.core.name_spelling import spelling_keys
 from memory.core.person_names import SPELLING, contradicts, parse_person
 from memory.core.person_roles import PET
-from memory.core.place_names import same_city
+from memory.core.place_names import country_key, same_city, shared_city_countries
 from memory.core.words import STOP_WORDS, word_zipf
 
 __all__ = [
@@ -316,14 +316,12 @@ def decide_merge(
         return make_verdict(HOLD, named, ACRONYM, dict.fromkeys(named, 1.0))
 
     if kind == "PLACE" and same_kind:
-        named = [n.id for n in same_kind if any(same_city(new, f) for f in node_forms(n))]
+        named = [n for n in same_kind if any(same_city(new, f) for f in node_forms(n))]
         if named:
-            located = mention_located(mention.properties) or any(
-                mention_located(n.properties) for n in same_kind if n.id in named
-            )
-            if located or len(named) > 1:
-                return make_verdict(HOLD, named, CITY_NAME, dict.fromkeys(named, 1.0))
-            return make_verdict(MERGE, named, CITY_NAME, dict.fromkeys(named, 1.0))
+            ids = [n.id for n in named]
+            if len(named) > 1 or _elsewhere(new, named[0], mention):
+                return make_verdict(HOLD, ids, CITY_NAME, dict.fromkeys(ids, 1.0))
+            return make_verdict(MERGE, ids, CITY_NAME, dict.fromkeys(ids, 1.0))
 
     # Nicknames, titles and first names are facts about people; applied to an ORG or a
     # PLACE ("Will Street") they would only manufacture wrong merges.
@@ -378,6 +376,23 @@ def decide_merge(
 
     namesake = any(n.kind == kind and new in node_forms(n) for n in differ)
     return MergeVerdict(NEW, None, (), PROPERTIES_DIFFER if namesake else "none", {})
+
+
+def _elsewhere(new: str, node: StoredNode, mention: Mention) -> bool:
+    """Whether what was said of a city's other name or of the stored city may place one of
+    them elsewhere: a region or city stated (which the table cannot check), or a country
+    that is not the shared city's ("Firenze" with a Florence in Italy merges; with a Florence
+    in Alabama it is asked)."""
+    said = [mention.properties, node.properties]
+    if any(mention_located({k: v for k, v in p.items() if k != "country"}) for p in said):
+        return True
+    countries = [p["country"] for p in said if isinstance(p.get("country"), str)]
+    if not countries:
+        return False
+    known = set().union(
+        *(shared_city_countries(new, f) for f in node_forms(node) if same_city(new, f))
+    )
+    return any(country_key(c) not in known for c in countries)
 
 
 def _unless_roles_differ(

@@ -79,13 +79,17 @@ def name_words(norm: str) -> list[str]:
 def spelling_keys(norm: str) -> frozenset[str]:
     """The spellings of a normalised name that count as the same name: folded to ASCII, with
     and without German digraphs for umlauts, apostrophes dropped, hyphens dropped or read as
-    a space, punctuation ignored. Two names are one spelling when their keys meet."""
+    a space, punctuation ignored, with and without a leading "the". Two names are one
+    spelling when their keys meet."""
     keys: set[str] = set()
     for variant in {norm, norm.translate(_GERMAN)}:
         folded = _APOSTROPHES.sub("", fold_accents(variant))
         keys.add(" ".join(_WORD.findall(_HYPHENS.sub(" ", folded))))
         keys.add(" ".join(_WORD.findall(_HYPHENS.sub("", folded))))
     keys.discard("")
+    # A leading "the" is how a name is said, not part of it: "the Lake District" is the
+    # Lake District, "The Smiths" the Smiths.
+    keys |= {k[4:] for k in keys if k.startswith("the ") and len(k) > 4}
     return frozenset(keys | {_expanded(k) for k in keys})
 
 

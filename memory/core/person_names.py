@@ -41,6 +41,7 @@ from rapidfuzz.distance import OSA
 from memory.core.first_names import (
     genders_differ,
     is_given_name,
+    is_world_pet_form,
     name_gender,
     name_group,
     nicknamer,
@@ -272,6 +273,11 @@ def relate_first_names(a: str, b: str) -> str | None:
     (Louis/Louise, listed as one group)."""
     if a == b or not a or not b:
         return None
+    if is_world_pet_form(a, b) and not genders_differ(a, b):
+        # The table of pet forms outside English lists only pet forms of a full name (Pepe
+        # for José, Gosia for Małgorzata), never two full names: a nickname whatever its
+        # length or first sound.
+        return NICKNAME
     if (a in name_group(b) or b in name_group(a)) and not genders_differ(a, b):
         if len(a) != len(b):
             # A nickname that begins with another sound is a shorter form of the name (Bill,

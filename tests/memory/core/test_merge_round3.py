@@ -1,13 +1,17 @@
 """The third round of general merge rules (issue 21, third blind set) besides properties
 (test_merge_properties.py): two common surnames a vowel apart are two names, pet forms of
-given names outside English, and a city's other names. Pure functions."""
+given names outside English, a city's other names, kinship titles after a name, more
+titles, umlauts typed as digraphs after a title, and a leading "the". Pure functions."""
 
 import pytest
 
 from memory.core.first_names import name_group
+from memory.core.kinship import kin_title
 from memory.core.merge_rules import CITY_NAME, Mention, StoredNode, decide_merge
+from memory.core.name_spelling import spelling_keys
 from memory.core.person_forms import surname_respelled
 from memory.core.person_names import relate_first_names
+from memory.core.person_roles import roles_from_relations
 from memory.core.place_names import same_city
 
 ME = StoredNode(99, "PERSON", "Trevor", is_self=True)
@@ -100,3 +104,66 @@ def test_a_city_name_with_a_location_said_is_asked_about():
     # A person is no city.
     person = StoredNode(2, "PERSON", "Florence")
     assert decide_merge("Firenze", "PERSON", [ME, person], mention=Mention()).action == "new"
+
+
+def test_a_stated_country_is_checked_against_the_shared_city():
+    for country, action in (("Italy", "merge"), ("IT", "merge"), ("USA", "hold")):
+        place = StoredNode(1, "PLACE", "Florence", properties={"country": country})
+        verdict = decide_merge("Firenze", "PLACE", [ME, place], mention=Mention())
+        assert verdict.action == action, country
+
+
+# --- kinship titles, other titles, umlauts, "the" -------------------------------------------
+
+
+def relations(*labels):
+    return roles_from_relations((label, False) for label in labels)
+
+
+@pytest.mark.parametrize(
+    ("said", "stored", "relation"),
+    [
+        ("Lakshmi Aunty", "Lakshmi Narayanan", "HAS_AUNT"),  # a title after the name
+        ("Subbu Mama", "Subramaniam Iyer", "HAS_UNCLE"),  # mama: a maternal uncle
+        ("Abuelita Lupita", "Guadalupe Ortega", "HAS_GRANDMOTHER"),
+        ("Saba Avi", "Avraham Katz", "HAS_GRANDFATHER"),
+    ],
+)
+def test_kinship_titles_before_or_after_a_name(said, stored, relation):
+    node = StoredNode(1, "PERSON", stored, roles=relations(relation))
+    verdict = decide_merge(said, "PERSON", [ME, node], mention=Mention(roles=relations(relation)))
+    assert (verdict.action, verdict.target, verdict.rule) == ("merge", 1, "kin-title")
+
+
+def test_a_kinship_title_after_a_name_of_the_other_gender_is_no_title():
+    assert kin_title("anna mama") is None
+    assert kin_title("lakshmi aunty") == ("aunt", "lakshmi")
+
+
+def test_a_pet_form_of_the_world_table_is_a_nickname_whatever_its_length():
+    assert relate_first_names("pepe", "jose") == "nickname"
+    uncle = StoredNode(1, "PERSON", "José Luis Herrera", roles=relations("HAS_UNCLE"))
+    cousin = StoredNode(2, "PERSON", "Luis Herrera", roles=relations("HAS_COUSIN"))
+    verdict = decide_merge(
+        "Tío Pepe", "PERSON", [ME, uncle, cousin], mention=Mention(roles=relations("HAS_UNCLE"))
+    )
+    assert (verdict.action, verdict.target) == ("merge", 1)
+
+
+def test_a_title_and_a_surname_typed_with_an_umlauts_digraph():
+    assert decide("Herr Krueger", [StoredNode(1, "PERSON", "Wolfgang Krüger")])[:2] == (
+        "merge",
+        "Wolfgang Krüger",
+    )
+    assert decide("Coach Hughes", [StoredNode(1, "PERSON", "Darnell Hughes")])[:2] == (
+        "merge",
+        "Darnell Hughes",
+    )
+    assert decide("Herr Kruger", [StoredNode(1, "PERSON", "Wolfgang Kreuger")])[0] != "merge"
+
+
+def test_a_leading_the_is_no_part_of_a_name():
+    assert "lake district" in spelling_keys("the lake district")
+    place = StoredNode(1, "PLACE", "the Lake District")
+    verdict = decide_merge("Lake District", "PLACE", [ME, place], mention=Mention())
+    assert (verdict.action, verdict.target) == ("merge", 1)
