@@ -56,7 +56,9 @@ class Sentence(models.Model):
             models.UniqueConstraint(fields=["message", "position"], name="sentence_once"),
         ]
         indexes = [
-            GinIndex(fields=["search"], name="sentence_search_gin"),
+            # Per user and word in one index scan (btree_gin): with the text alone, each
+            # word's matches were ANDed with a bitmap of all the user's sentences.
+            GinIndex(fields=["user", "search"], name="sentence_user_search_gin"),
             # The search's per-user statistics (count, mean length) and its length filter
             # read this index alone, never the rows (memory.services.read.sentences).
             models.Index(fields=["user", "terms"], name="sentence_user_terms"),

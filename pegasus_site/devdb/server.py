@@ -116,11 +116,20 @@ def _initdb(cluster: Cluster) -> None:
         )
 
 
+def _shared_buffers() -> str:
+    """PostgreSQL's own page cache: large enough to hold the HNSW indexes of the big bench
+    graphs (≈ 250 MB of key index at 275 000 keys) — a search that misses it copies every
+    page from the OS cache. 128 MB is PostgreSQL's default; ``PEGASUS_DB_SHARED_BUFFERS``
+    sets it (docs/operations.md)."""
+    value = os.environ.get("PEGASUS_DB_SHARED_BUFFERS", "1GB").strip()
+    return value if value.replace("MB", "").replace("GB", "").replace("kB", "").isdigit() else "1GB"
+
+
 def _start(cluster: Cluster) -> int:
     port = _pick_port(cluster)
     options = (
         f"-p {port} -c listen_addresses=127.0.0.1 -c unix_socket_directories='' "
-        "-c max_connections=200 -c fsync=on"
+        f"-c max_connections=200 -c fsync=on -c shared_buffers={_shared_buffers()}"
     )
     if not cluster.log.exists():
         cluster.log.touch()

@@ -38,11 +38,25 @@ def test_start_then_reuse_gives_the_same_server(cluster):
     assert devdb._read_pid_file(cluster)[0] == pid
 
 
-def test_pgvector_is_available(cluster):
+def test_pgvector_and_btree_gin_are_available_and_the_page_cache_is_sized(cluster, monkeypatch):
+    monkeypatch.setenv("PEGASUS_DB_SHARED_BUFFERS", "256MB")
     url = devdb.ensure_running(cluster)
     with psycopg.connect(url, autocommit=True) as conn:
         conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
         assert conn.execute("SELECT '[1,2]'::vector <=> '[2,4]'::vector").fetchone()[0] < 1e-6
+        conn.execute("CREATE EXTENSION IF NOT EXISTS btree_gin")
+        assert conn.execute("SHOW shared_buffers").fetchone()[0] == "256MB"
+
+
+def test_the_page_cache_setting_refuses_anything_but_a_size(monkeypatch):
+    from pegasus_site.devdb.server import _shared_buffers
+
+    monkeypatch.delenv("PEGASUS_DB_SHARED_BUFFERS", raising=False)
+    assert _shared_buffers() == "1GB"
+    monkeypatch.setenv("PEGASUS_DB_SHARED_BUFFERS", "2GB -c fsync=off")
+    assert _shared_buffers() == "1GB"
+    monkeypatch.setenv("PEGASUS_DB_SHARED_BUFFERS", "512MB")
+    assert _shared_buffers() == "512MB"
 
 
 def test_recovers_after_the_postmaster_and_backends_are_killed(cluster):
