@@ -8,7 +8,7 @@ import random
 import numpy as np
 import pytest
 
-from memory.core.activation import EdgeView, apply_co_episode_bonus, spread
+from memory.core.activation import FACTOR, EdgeView, apply_co_episode_bonus, spread
 from memory.core.activation_arrays import co_episode_gainers, neighbourhood, spread_arrays
 
 
@@ -158,3 +158,27 @@ def test_the_neighbourhood_of_two_hops_on_a_chain_is_its_first_two_links():
     assert neighbourhood(10, np.array([4]), source, target, usable, hops=1).tolist() == [3, 4]
     usable[1] = False  # a dormant link cuts the way
     assert neighbourhood(10, np.array([0]), source, target, usable, hops=3).tolist() == [0]
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_waves_over_the_touched_nodes_alone_give_the_same_bits(seed):
+    """A few edges of a large graph: ``spread_arrays`` renumbers the nodes they touch; the
+    waves over the whole node range give exactly the same arrays."""
+    from memory.core.activation_arrays import _spread
+
+    rng = random.Random(3000 + seed)
+    n = 5000
+    edges = random_graph(rng, 200, rng.randint(1, 300))  # all within the first 200 nodes
+    source = np.array([e.source for e in edges], dtype=np.int64) * 17 % n  # spread out
+    target = np.array([e.target for e in edges], dtype=np.int64) * 17 % n
+    strength = np.array([e.strength for e in edges])
+    seeds = np.array(rng.sample(sorted(set(source.tolist())), 3), dtype=np.int64)
+    initial = np.array([rng.uniform(0.3, 1.0) for _ in seeds])
+    hops = rng.choice([1, 2, 3])
+
+    compacted = spread_arrays(n, seeds, source, target, strength, hops=hops, initial=initial)
+    dense = _spread(n, seeds, source, target, strength, hops=hops, factor=FACTOR, initial=initial)
+    for field in ("score", "forward_in", "reverse_in", "hop", "seed", "crossed"):
+        got, want = getattr(compacted, field), getattr(dense, field)
+        assert got.dtype == want.dtype and np.array_equal(got, want), field
+    assert compacted.reached.sum() > len(seeds) or not compacted.crossed.any()
