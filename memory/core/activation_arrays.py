@@ -88,32 +88,12 @@ def spread_arrays(
     source = np.asarray(source, dtype=np.int64)
     target = np.asarray(target, dtype=np.int64)
     seeds = np.asarray(seeds, dtype=np.int64)
-    if n_nodes > _COMPACT_ABOVE * (2 * len(source) + len(seeds)):
-        return _spread_compacted(
+    if n_nodes <= _COMPACT_ABOVE * (2 * len(source) + len(seeds)):
+        return _spread(
             n_nodes, seeds, source, target, strength, hops=hops, factor=factor, initial=initial
         )
-    return _spread(
-        n_nodes, seeds, source, target, strength, hops=hops, factor=factor, initial=initial
-    )
-
-
-# Renumber the nodes when there are this many times more of them than edge ends and seeds.
-_COMPACT_ABOVE = 2
-
-
-def _spread_compacted(
-    n_nodes: int,
-    seeds: np.ndarray,
-    source: np.ndarray,
-    target: np.ndarray,
-    strength: np.ndarray,
-    *,
-    hops: int,
-    factor: float,
-    initial: np.ndarray | None,
-) -> SpreadArrays:
-    """``_spread`` over the nodes the edges and seeds touch, renumbered in ascending order
-    (so every per-node sum adds the same terms in the same order), then scattered back."""
+    # Renumbered in ascending order, so every per-node sum adds the same terms in the same
+    # order; the results are then scattered back to the graph's indices.
     touched = np.zeros(n_nodes, dtype=bool)
     touched[source] = True
     touched[target] = True
@@ -145,6 +125,10 @@ def _spread_compacted(
         seed=back(inner.seed, False),
         crossed=inner.crossed,
     )
+
+
+# Renumber the nodes when there are this many times more of them than edge ends and seeds.
+_COMPACT_ABOVE = 2
 
 
 def _spread(

@@ -23,9 +23,9 @@ __all__ = [
     "PROPERTIES_DIFFER",
     "ROLE_DIFFERS",
     "distinguishing_label",
-    "mention_located",
     "properties_differ",
     "roles_differ",
+    "states_region",
 ]
 
 PROPERTIES_DIFFER = "properties-differ"
@@ -147,9 +147,10 @@ def properties_differ(kind: str, said: Mapping[str, object], stored: Mapping[str
     return any(k in said and k in stored and _values_differ(k, said[k], stored[k]) for k in keys)
 
 
-def mention_located(properties: Mapping[str, object]) -> bool:
-    """Whether the properties say where something is (a city, state, country …)."""
-    return any(properties.get(key) for key in _LOCATION_KEYS)
+def states_region(properties: Mapping[str, object]) -> bool:
+    """Whether the properties say where within a country something is (a city, state,
+    province, county or region)."""
+    return any(properties.get(key) for key in _LOCATION_KEYS if key != "country")
 
 
 def roles_differ(said: Mapping[str, object], stored: Mapping[str, object]) -> bool:

@@ -28,9 +28,9 @@ from memory.core.merge_places import ACRONYM, OWN_PLACE, acronym_matches, other_
 from memory.core.merge_properties import (
     PROPERTIES_DIFFER,
     ROLE_DIFFERS,
-    mention_located,
     properties_differ,
     roles_differ,
+    states_region,
 )
 from memory.core.merge_types import (
     HOLD,
@@ -384,14 +384,12 @@ def _elsewhere(new: str, node: StoredNode, mention: Mention) -> bool:
     that is not the shared city's ("Firenze" with a Florence in Italy merges; with a Florence
     in Alabama it is asked)."""
     said = [mention.properties, node.properties]
-    if any(mention_located({k: v for k, v in p.items() if k != "country"}) for p in said):
+    if any(states_region(p) for p in said):
         return True
     countries = [p["country"] for p in said if isinstance(p.get("country"), str)]
     if not countries:
         return False
-    known = set().union(
-        *(shared_city_countries(new, f) for f in node_forms(node) if same_city(new, f))
-    )
+    known = set().union(*(shared_city_countries(new, f) for f in node_forms(node)))
     return any(country_key(c) not in known for c in countries)
 
 

