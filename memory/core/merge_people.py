@@ -14,6 +14,7 @@ from collections.abc import Iterable, Sequence
 from rapidfuzz.distance import Levenshtein
 
 from memory.core.first_names import is_given_name
+from memory.core.merge_properties import ROLE_KEYS
 from memory.core.merge_types import (
     HOLD,
     MERGE,
@@ -25,6 +26,7 @@ from memory.core.merge_types import (
     make_verdict,
     node_forms,
 )
+from memory.core.name_scripts import across_scripts
 from memory.core.person_forms import (
     FAMILY_ROLE,
     MIDDLE_NAME,
@@ -34,6 +36,7 @@ from memory.core.person_forms import (
     middle_names,
     same_rest,
     surname_alone,
+    surname_initial,
     surname_respelled,
     swapped,
     transliterated,
@@ -53,7 +56,13 @@ from memory.core.person_names import (
     parse_person,
     relate_first_names,
 )
-from memory.core.person_roles import same_close_family, shares_role, specific_roles
+from memory.core.person_roles import (
+    TITLES,
+    family_roles,
+    same_close_family,
+    shares_role,
+    specific_roles,
+)
 
 __all__ = [
     "different_people",
@@ -84,6 +93,7 @@ _SAME_STEM_REST = 2
 # ... unless the letters added are silent: Ann/Anne, Sara/Sarah are one name.
 _SILENT = frozenset({"e", "h"})
 BY_ROLE = "-by-role"
+_TITLE_WORDS = frozenset(TITLES)
 
 
 def _person_match(inc: PersonName, form: PersonName) -> str | None:
@@ -91,7 +101,8 @@ def _person_match(inc: PersonName, form: PersonName) -> str | None:
 
     * the same words with another title or other accents → "title" / "spelling";
     * title + surname ("Mr. Patterson") → the surname of a full name ("Matt Patterson"),
-      or a full name → a stored title + surname → "title";
+      or a full name → a stored title + surname → "title"; a title and a first name ("Coach
+      Dave") → that first name or a nickname of it in a full name → "first-name";
     * the same full name in Cyrillic or Greek and in Latin letters → "transliteration";
     * one name is a lone first name and the other a full name whose first name is the
       same, a nickname of it ("first-name"), a respelling ("spelling") or a clipped form
@@ -101,6 +112,8 @@ def _person_match(inc: PersonName, form: PersonName) -> str | None:
       "nickname" (Bill Smith/William Smith), "spelling" or "short-form" — a clipped form
       the table does not list, or one a letter or two short, is "variant" between full
       names (Priya/Priyanka Shah, Leo/Leon Fischer);
+    * a first name and a family name's initial ("Kasia N.", "R. Karthik") and a full name
+      of that first name (or a nickname of it) and initial → "first-name";
     * full names with middle names left out ("middle-name") or in the other order
       ("swapped").
     """
@@ -110,7 +123,12 @@ def _person_match(inc: PersonName, form: PersonName) -> str | None:
     if a == b:
         return "title" if inc.title != form.title else SPELLING
     if inc.title and len(a) == 1:
-        return "title" if _surname_of(a[0], b) else None
+        if _surname_of(a[0], b):
+            return "title"
+        # "Coach Dave", "Auntie Bisi": a title with a first name (or a form of it).
+        if len(b) >= 2 and (a[0] == b[0] or relate_first_names(a[0], b[0]) == "nickname"):
+            return "first-name"
+        return None
     if form.title and len(b) == 1:
         return "title" if _surname_of(b[0], a) else None
     across = transliterated(a, b)
@@ -125,6 +143,12 @@ def _person_match(inc: PersonName, form: PersonName) -> str | None:
         return surname_alone(a, b)
     if len(a) == 1:  # two lone first names
         return relate_first_names(a[0], b[0])
+    initial = surname_initial(a, b)
+    if initial is not None:
+        if initial[0] == initial[1]:
+            return "first-name"
+        why = relate_first_names(*initial)
+        return "first-name" if why == "nickname" else why
     if same_rest(a, b):
         return SPELLING if a[0] == b[0] else _full_first_names(a[0], b[0])
     if surname_respelled(a, b):
@@ -250,7 +274,12 @@ def person_verdict(
     for node in same_kind:
         for form in node_forms(node):
             parsed = parse_person(form)
-            why = _person_match(inc, parsed) or _family_role(inc, parsed, mention, node) or None
+            why = (
+                _person_match(inc, parsed)
+                or across_scripts(new, form, _TITLE_WORDS)
+                or _family_role(inc, parsed, mention, node)
+                or None
+            )
             # The user is not renamed by a guess: only the nickname table reaches the
             # self node (as it always has); clipped or respelled names do not.
             if why is None or (node.is_self and why != "nickname"):
@@ -325,6 +354,10 @@ def _picked_by_role(
     if len(sharing) != 1:
         return None
     picked = sharing[0]
+    if fitting == [picked] and shares_role(family_roles(roles), by_id[picked].roles):
+        # "My son Teddy" with Theodore the son and Teddy Marsh the friend: the family role
+        # rules out every other reading of the name, and the one left is that son.
+        return picked
     if not all(by_id[i].roles for i in fitting if i != picked):
         return None
     same_name = len({_first_name(by_id[i]) for i in found}) == 1
@@ -343,7 +376,8 @@ def _picked_by_title(
 ) -> int | None:
     """Among several people of one surname matched by a title that names a profession ("Dr.
     Rao": Dr. Sunita Rao, Vikram Rao), the one the user already calls by it: the others are
-    not known to hold it. Gendered titles pick nobody (any Smith may be a Mrs. Smith)."""
+    not known to hold it — or else the one who is the user's doctor, when no other has a
+    stated occupation. Gendered titles pick nobody (any Smith may be a Mrs. Smith)."""
     wanted = _PROFESSIONS.get(inc.title)
     if wanted is None or set(found.values()) != {"title"}:
         return None
@@ -352,7 +386,17 @@ def _picked_by_title(
         for i in fitting
         if any(_PROFESSIONS.get(parse_person(f).title) == wanted for f in node_forms(by_id[i]))
     ]
+    if not titled:
+        # Known as the user's doctor (HAS_DOCTOR) — when no other candidate has a stated
+        # occupation, which may be titled the same (a dentist is a Dr. too).
+        titled = [i for i in fitting if wanted in by_id[i].roles]
+        if any(_has_occupation(by_id[i]) for i in fitting if i not in titled):
+            return None
     return titled[0] if len(titled) == 1 else None
+
+
+def _has_occupation(node: StoredNode) -> bool:
+    return any(node.properties.get(key) for key in ROLE_KEYS)
 
 
 def exact_moved_by_role(

@@ -17,6 +17,7 @@ from collections.abc import Mapping
 
 from memory.core.merge_places import is_acronym_of
 from memory.core.name_spelling import fold_accents
+from memory.core.place_names import country_iso
 from memory.core.words import STOP_WORDS
 
 __all__ = [
@@ -38,8 +39,8 @@ _LOCATION_KEYS = ("city", "state", "province", "county", "region", "country")
 IDENTIFYING_KEYS: Mapping[str, tuple[str, ...]] = {
     "PLACE": (*_LOCATION_KEYS, "type"),
     "ORG": _LOCATION_KEYS,
-    "OTHER": ("species",),
-    "THING": ("species",),
+    "OTHER": ("species", "type"),
+    "THING": ("species", "type"),
     "EVENT": ("year",),
 }
 # What a person does or is to someone, in the user's words.
@@ -59,6 +60,16 @@ _SPECIES = {
     "tortoise": "tortoise turtle",
     "snake": "snake python",
     "lizard": "lizard gecko iguana",
+}
+# Kinds of thing a named work or object is: Dune the novel and Dune the film are two things.
+_THING_TYPES = {
+    "book": "book novel memoir biography",
+    "film": "film movie",
+    "series": "series show sitcom",
+    "music": "album song single record band",
+    "game": "game videogame",
+    "vehicle": "car truck pickup van motorcycle motorbike bike bicycle scooter boat",
+    "building": "house flat apartment cottage cabin",
 }
 _PLACE_TYPES = {
     "settlement": "city town village hamlet suburb neighbourhood neighborhood district borough",
@@ -82,6 +93,7 @@ def _classes(table: Mapping[str, str]) -> dict[str, str]:
 
 _SPECIES_CLASS = _classes(_SPECIES)
 _PLACE_TYPE_CLASS = _classes(_PLACE_TYPES)
+_THING_TYPE_CLASS = _classes(_THING_TYPES)
 _COUNTRY_GROUP = {word: i for i, words in enumerate(_SAME_COUNTRY) for word in words.split()}
 
 
@@ -122,15 +134,20 @@ def _locations_differ(a: str, b: str) -> bool:
     return not (is_acronym_of(a, b, "PLACE") or is_acronym_of(b, a, "PLACE"))
 
 
-def _values_differ(key: str, a: object, b: object) -> bool:
+def _values_differ(kind: str, key: str, a: object, b: object) -> bool:
     if a is None or b is None or isinstance(a, dict | list) or isinstance(b, dict | list):
         return False
     if key == "species":
         ca, cb = _class_of(_words(a), _SPECIES_CLASS), _class_of(_words(b), _SPECIES_CLASS)
         return ca is not None and cb is not None and ca != cb
     if key == "type":
-        ca, cb = _class_of(_words(a), _PLACE_TYPE_CLASS), _class_of(_words(b), _PLACE_TYPE_CLASS)
+        classes = _PLACE_TYPE_CLASS if kind == "PLACE" else _THING_TYPE_CLASS
+        ca, cb = _class_of(_words(a), classes), _class_of(_words(b), classes)
         return ca is not None and cb is not None and ca != cb
+    if key == "country":
+        ia, ib = country_iso(str(a)), country_iso(str(b))
+        if ia is not None and ib is not None:
+            return ia != ib
     if key == "year":
         ya, yb = str(a).strip(), str(b).strip()
         return ya.isdigit() and yb.isdigit() and ya != yb
@@ -143,8 +160,11 @@ def properties_differ(kind: str, said: Mapping[str, object], stored: Mapping[str
     kind (``IDENTIFYING_KEYS``) stated on both sides with values that cannot be one thing —
     two species ("rabbit" / "dog"), two kinds of place ("US state" / "country"), two years,
     two places ("London" / "Chicago", "UK" / "USA", "New Zealand" / "Ghana")."""
-    keys = IDENTIFYING_KEYS.get(kind.strip().upper(), ())
-    return any(k in said and k in stored and _values_differ(k, said[k], stored[k]) for k in keys)
+    kind = kind.strip().upper()
+    keys = IDENTIFYING_KEYS.get(kind, ())
+    return any(
+        k in said and k in stored and _values_differ(kind, k, said[k], stored[k]) for k in keys
+    )
 
 
 def states_region(properties: Mapping[str, object]) -> bool:

@@ -14,6 +14,7 @@ from collections.abc import Mapping, Sequence
 from rapidfuzz.distance import Levenshtein
 
 from memory.core.cleaning import SELF_PLACEHOLDERS, normalise_name
+from memory.core.descriptions import description_words, fits_description
 from memory.core.first_names import name_group
 from memory.core.kinship import people_verdict
 from memory.core.merge_orgs import LEGAL_FORM, org_core_words, same_company
@@ -45,7 +46,7 @@ from memory.core.merge_types import (
 )
 from memory.core.name_spelling import spelling_keys
 from memory.core.person_names import SPELLING, contradicts, parse_person
-from memory.core.person_roles import PET
+from memory.core.person_roles import PEOPLE_ROLES, PET, family_roles, shares_role
 from memory.core.place_names import country_key, same_city, shared_city_countries
 from memory.core.words import STOP_WORDS, word_zipf
 
@@ -84,6 +85,13 @@ NAMED_PLACE_KINDS = frozenset({"ORG", "PLACE"})
 # Two different words this common (wordfreq's Zipf scale: ≈ the 30 000 most used English
 # words) are two words, not one misspelt ("making"/"taking"); a rarer one may be a typo.
 COMMON_WORD_ZIPF = 3.0
+# One name, two people the user's family relations tell apart (a father and his son).
+FAMILY_DIFFERS = "family-differs"
+# A known referent named by a description ("my sister", "the church"): ``descriptions``.
+DESCRIPTION = "description"
+# Kinds a description reaches besides people: concepts and preferences have no referent
+# of their own to describe ("the food" is no known thing).
+DESCRIBED_KINDS = frozenset({"ORG", "PLACE", "EVENT", "THING", "OTHER"})
 # A city's other name (Bombay/Mumbai): ``place_names.same_city``.
 CITY_NAME = "city-name"
 LLM_MERGE_ABOVE = 0.90
@@ -215,7 +223,9 @@ def decide_merge(
       1. the same normalised name → merge ("exact"); several → hold. A PERSON whose
          relations with the user contradict its exact namesake's (Theo the boss, Theo the
          brother) goes instead to the one other person of that first name with the same
-         relation ("<rule>-by-role", ``merge_people.exact_moved_by_role``);
+         relation ("<rule>-by-role", ``merge_people.exact_moved_by_role``); with none, and
+         family relations on both sides that cannot be one person (the user's father and
+         son, both Marco Bianchi) → new ("family-differs"; the Write numbers its name);
       2. the name equals a normalised alias of exactly one node → merge ("alias");
          of several → hold ("alias-ambiguous");
       2b. the same spelling (``name_spelling.spelling_keys``: accents, German digraphs,
@@ -231,6 +241,10 @@ def decide_merge(
       2e. PLACE only: another name of the same city in GeoNames (Bombay / Mumbai, Köln /
          Cologne, Москва / Moscow: ``place_names.same_city``) → merge ("city-name");
          several, or a location said on either side (which city is then a question) → hold;
+      2f. a description — a determiner or possessive and what the thing is ("my sister",
+         "the church", "our cabin in Bend") — fitting exactly one stored node of the kind
+         (a person by the user's relation, anything else by the words of its name, aliases
+         and properties: ``descriptions``) → merge ("description"); several → hold;
       3. PERSON only: a kinship word alone ("Mom", "Appa") → the one person the user has
          that relation to ("kinship"), a kinship title + name ("Tía Rosa") → the person
          rules on the name ("kin-title"), a full name said as the user's mother or father →
@@ -291,6 +305,11 @@ def decide_merge(
         moved = exact_moved_by_role(new, only, same_kind, mention)
         if moved is not None:
             return moved
+        said, known = family_roles(mention.roles), family_roles(only.roles)
+        if said and known and not shares_role(said, known):
+            # Marco Bianchi the user's son, named after Marco Bianchi the user's father: one
+            # name, two people. The Write names the second "Marco Bianchi (2)" (SPEC §4).
+            return MergeVerdict(NEW, None, (), FAMILY_DIFFERS, {})
     if exact:
         action = MERGE if len(exact) == 1 else HOLD
         rule = "exact" if len(exact) == 1 else "exact-ambiguous"
@@ -323,10 +342,18 @@ def decide_merge(
                 return make_verdict(HOLD, ids, CITY_NAME, dict.fromkeys(ids, 1.0))
             return make_verdict(MERGE, ids, CITY_NAME, dict.fromkeys(ids, 1.0))
 
+    described = description_words(new)
+    if described:
+        verdict = _description_verdict(described, kind, same_kind, mention)
+        if verdict is not None:
+            return verdict
+
     # Nicknames, titles and first names are facts about people; applied to an ORG or a
     # PLACE ("Will Street") they would only manufacture wrong merges.
     if kind == "PERSON":
-        verdict = people_verdict(new, same_kind, mention)
+        # "my dad" is Dad: a one-word description of a person is the word.
+        said = described[0] if len(described) == 1 else new
+        verdict = people_verdict(said, same_kind, mention)
         if verdict is not None:
             return _unless_roles_differ(verdict, same_kind, mention)
     # A pet is named as people are (Reggie for Sir Reginald Fluffington): the person rules
@@ -376,6 +403,29 @@ def decide_merge(
 
     namesake = any(n.kind == kind and new in node_forms(n) for n in differ)
     return MergeVerdict(NEW, None, (), PROPERTIES_DIFFER if namesake else "none", {})
+
+
+def _description_verdict(
+    described: tuple[str, ...], kind: str, same_kind: Sequence[StoredNode], mention: Mention
+) -> MergeVerdict | None:
+    """Rule 2f (``descriptions``): "my sister", "the church" — the one stored node of the
+    kind that fits the description → merge ("description"), several → hold, none → None
+    (the other rules go on: "my dad" is the kinship rule's)."""
+    if kind == "PERSON":
+        role = described[0] if len(described) == 1 else ""
+        if role not in PEOPLE_ROLES:
+            return None
+        wanted = frozenset({role}) | mention.roles
+        fitting = [n.id for n in same_kind if not n.is_self and shares_role(wanted, n.roles)]
+    elif kind in DESCRIBED_KINDS:
+        fitting = [
+            n.id
+            for n in same_kind
+            if fits_description(described, [n.name, *n.aliases], n.properties)
+        ]
+    else:
+        return None
+    return _one_or_several(fitting, DESCRIPTION) if fitting else None
 
 
 def _elsewhere(new: str, node: StoredNode, mention: Mention) -> bool:

@@ -133,6 +133,8 @@ def transliteration_key(word: str) -> str:
     systems agree on it: y, j and i as one letter (Дмитрий → Dmitriy, Dmitrii, Dmitri;
     Юлия → Yuliya, Julia), "kh" as "h", "ks" as "x", soft signs and doubled letters
     dropped. Only ever compared between a Cyrillic/Greek name and a Latin one."""
+    # Greek ου is "ou" (Παπαδόπουλος: Papadopoulos), which anyascii writes letter by letter.
+    word = re.sub(r"ο[υύ]", "ou", word.lower())
     word = re.sub(r"[^a-z]", "", anyascii(word).lower())
     word = word.replace("kh", "h").replace("ks", "x").replace("j", "i").replace("y", "i")
     # Greek γι before a vowel is said and often written "y" (Γιάννης: Giannis, Yiannis).

@@ -30,6 +30,7 @@ __all__ = [
     "middle_names",
     "same_rest",
     "surname_alone",
+    "surname_initial",
     "surname_respelled",
     "swapped",
     "transliterated",
@@ -97,6 +98,25 @@ def swapped(a: tuple[str, ...], b: tuple[str, ...]) -> str | None:
     if (long[0], long[-1]) != (short[1], short[0]):
         return None
     return _VARIANT if all(is_given_name(w) for w in short) else SWAPPED
+
+
+def surname_initial(a: tuple[str, ...], b: tuple[str, ...]) -> tuple[str, str] | None:
+    """One name is a first name and an initial of the family's name, the other a full name
+    of that first name whose other name has that initial: "Kasia N." / Kasia Nowicka (how
+    people tell two of one first name apart), "R. Karthik" / Karthik Ramasamy (the Tamil
+    initial of the father's name, before the name). Returns the two first names, in the
+    order of ``a`` and ``b``, for the caller to compare; None when the forms do not fit."""
+    for short, full, flip in ((a, b, False), (b, a, True)):
+        if len(short) != 2 or len(full) < 2 or len(full[-1]) < 2:
+            continue
+        if len(short[1]) == 1 and len(short[0]) > 1 and full[-1].startswith(short[1]):
+            given = short[0]
+        elif len(short[0]) == 1 and len(short[1]) > 1 and full[-1].startswith(short[0]):
+            given = short[1]
+        else:
+            continue
+        return (full[0], given) if flip else (given, full[0])
+    return None
 
 
 def surname_alone(said: tuple[str, ...], stored: tuple[str, ...]) -> str | None:

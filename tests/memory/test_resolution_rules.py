@@ -110,7 +110,8 @@ def test_each_naming_rule_merges_a_unique_candidate(alice, stored, said, into, r
         ("Daniela", "Daniel"),  # a gendered ending is another name
         ("Pauline", "Paul"),
         ("Мария", "Maria"),  # another script is never folded into Latin
-        ("王伟", "Wang Wei"),
+        ("王伟", "Wang Wen"),  # another syllable: another name
+        ("王伟", "Wang"),
         ("Mark", "Mary"),  # short names one letter apart are different names
         ("Matt Patterson", "Matt Smith"),  # same first name, another surname
         ("Jane Smith", "John Smith"),  # a relative
@@ -148,9 +149,15 @@ def test_a_gendered_role_contradicts_a_title(alice):
 
 
 def test_the_guard_narrows_a_hold_to_the_candidates_that_fit(alice):
+    seed(alice, person("Alexandra Stone", "HAS_COLLEAGUE"), person("Alexander Wolf", "HAS_BROTHER"))
+    summary = write(alice, person("Alex", "HAS_COLLEAGUE"))
+    assert summary.held == [{"name": "Alex", "candidates": ["Alexandra Stone"]}]
+
+
+def test_a_family_relation_that_rules_out_the_other_names_merges(alice):
     seed(alice, person("Alexandra Stone", "HAS_SISTER"), person("Alexander Wolf", "HAS_BOSS"))
     summary = write(alice, person("Alex", "HAS_SISTER"))
-    assert summary.held == [{"name": "Alex", "candidates": ["Alexandra Stone"]}]
+    assert merged_into(summary, "Alex") == ("Alexandra Stone", "short-form-by-role")
 
 
 def test_same_name_of_a_catch_all_kind_is_held_not_silently_created(alice):
@@ -326,3 +333,25 @@ def test_legal_forms_are_a_rule_for_organisations_only(alice):
     seed(alice, person("Will Co"))
     summary = write(alice, person("Will Company"))
     assert summary.merged == []
+
+
+def test_a_son_named_after_his_father_is_a_node_of_his_own(alice, bob):
+    seed(alice, person("Marco Bianchi", "HAS_FATHER"))
+    summary = write(alice, person("Marco Bianchi", "HAS_SON"))
+    assert summary.merged == [] and summary.held == []
+    people = Node.objects.for_user(alice).filter(kind="PERSON", is_self=False)
+    assert sorted(people.values_list("name", flat=True)) == ["Marco Bianchi", "Marco Bianchi (2)"]
+    assert people.get(name="Marco Bianchi (2)").aliases == ["Marco Bianchi"]
+    # bob's graph is his own: his Marco Bianchi is the plain name.
+    write(bob, person("Marco Bianchi", "HAS_SON"))
+    assert list(
+        Node.objects.for_user(bob)
+        .filter(kind="PERSON", is_self=False)
+        .values_list("name", flat=True)
+    ) == ["Marco Bianchi"]
+
+
+def test_my_sister_is_the_one_sister(alice):
+    seed(alice, person("Bronwen Evans", "HAS_SISTER"), person("Gareth Evans", "HAS_BROTHER"))
+    summary = write(alice, person("my sister", "HAS_SISTER"))
+    assert merged_into(summary, "My Sister") == ("Bronwen Evans", "description")

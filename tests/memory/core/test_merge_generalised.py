@@ -110,7 +110,7 @@ def test_a_full_name_said_another_way_merges_its_one_candidate(said, stored, rul
         ("Maria", "Мария", "new"),  # a lone first name in two scripts: maybe two people
         ("Ivan", "Иван Петров", "new"),
         ("Ivan Petrenko", "Игорь Петренко", "new"),  # the same surname, another first name
-        ("Li Na", "李娜", "new"),  # Han characters have many romanisations
+        ("Lina Lee", "李娜", "new"),  # Han syllables must agree: 李娜 is Li Na
         ("Thomas James", "James Thomas", "hold"),  # both orders are someone's name
         ("Priya Shah", "Priyanka Shah", "hold"),  # a clipped form, said in full: a relative?
         ("Leon Fischer", "Leo Fischer", "hold"),  # a given name a letter short
@@ -152,10 +152,17 @@ def test_the_relation_picks_nobody_when_another_candidate_is_of_unknown_role():
     assert decide("Hannah", stored, roles=["colleague"])[0] == "hold"
 
 
-def test_the_relation_does_not_choose_between_two_names():
-    # Alex may be Alexandra or Alexander: the sister role drops him, but asks about her.
+def test_a_family_relation_chooses_between_two_names_when_it_rules_out_the_others():
+    # "My sister Alex": the sister role rules Alexander out, and she is the user's sister.
     stored = [person(1, "Alexandra Stone", "sister"), person(2, "Alexander Wolf", "colleague")]
-    assert decide("Alex", stored, roles=["sister"])[0] == "hold"
+    assert decide("Alex", stored, roles=["sister"]) == ("merge", 1, "short-form-by-role")
+
+
+def test_a_social_relation_does_not_choose_between_two_names():
+    # Alex the colleague: the brother is ruled out, but a colleague role singles out nobody
+    # between two names the word reaches — asked about Alexandra.
+    stored = [person(1, "Alexandra Stone", "colleague"), person(2, "Alexander Wolf", "brother")]
+    assert decide("Alex", stored, roles=["colleague"])[:2] == ("hold", None)
 
 
 def test_a_contradicted_namesake_gives_way_to_the_one_person_with_that_relation():

@@ -1,0 +1,71 @@
+"""A known referent named by a description instead of its name (SPEC §5.6): "my sister",
+"my boss", "the church", "the wedding", "our cabin in Bend", "my Toyota". Pure functions,
+no Django.
+
+A description is a determiner or possessive ("the", "my", "our" …) and words saying what
+the thing is. People mean by it the one thing they have told about that fits — so it
+merges into exactly one stored node of the kind that fits it, is asked about when several
+fit (two sisters, two weddings), and is a new node when none does:
+
+* a person described by a role ("my sister", "my boss") fits the people the user has that
+  relation to (``person_roles.shares_role``);
+* anything else fits a node when every word of the description (singular; function words
+  left out) is among the node's name and alias words or the words of its properties (a
+  type, a species, a place): "the church" / Lakeside Community Church, "the dog" / Pippin
+  (species dog), "our cabin in Bend" / the cabin (near Bend, Oregon), "my Toyota" / the
+  Corolla (type Toyota Corolla). The parts of a compound name count ("the gym" / PureGym).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+
+from memory.core.name_spelling import fold_accents
+from memory.core.words import STOP_WORDS
+
+__all__ = ["DETERMINERS", "description_words", "fits_description"]
+
+DETERMINERS = frozenset({"the", "my", "our", "his", "her", "their", "your"})
+_WORD = re.compile(r"[^\W_]+")
+# A capital inside a word starts another word of a compound name (PureGym: pure, gym).
+_CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
+_POSSESSIVE = re.compile(r"['’]s\b")
+
+
+def _singular(word: str) -> str:
+    if len(word) > 4 and word.endswith("ies"):
+        return word[:-3] + "y"
+    if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
+        return word[:-1]
+    return word
+
+
+def _words(text: str) -> list[str]:
+    return _WORD.findall(_POSSESSIVE.sub(" ", _CAMEL.sub(" ", fold_accents(text)).lower()))
+
+
+def description_words(norm: str) -> tuple[str, ...]:
+    """The words of a description after its leading determiner, function words left out
+    and singular ("our cabin in Bend" → cabin, bend); () when ``norm`` is no description."""
+    words = _words(norm)
+    if len(words) < 2 or words[0] not in DETERMINERS:
+        return ()
+    return tuple(_singular(w) for w in words[1:] if w not in STOP_WORDS)
+
+
+def _node_words(forms: Iterable[str], properties: Mapping[str, object]) -> set[str]:
+    words = {_singular(w) for form in forms for w in _words(form)}
+    for value in properties.values():
+        if isinstance(value, str | int):
+            words |= {_singular(w) for w in _words(str(value))}
+    return words - STOP_WORDS
+
+
+def fits_description(
+    described: tuple[str, ...], forms: Iterable[str], properties: Mapping[str, object]
+) -> bool:
+    """Whether every word of a description is among a node's words: its name and aliases as
+    written (``forms``; a compound name's parts count: PureGym) and its property values."""
+    words = _node_words(forms, properties)
+    return bool(described) and all(w in words for w in described)

@@ -1,0 +1,187 @@
+"""The fourth round of naming rules (issue 21, session 14): names in scripts without a
+letter-for-letter romanisation, descriptions ("my sister", "the church"), family relations
+that tell two namesakes apart or pick one of two names, initials of a family name, titles
+with first names and after names, countries by code and name, kinds of things (SPEC §5.6).
+Pure functions."""
+
+import pytest
+
+from memory.core.descriptions import description_words, fits_description
+from memory.core.merge_properties import properties_differ
+from memory.core.merge_rules import Mention, StoredNode, decide_merge
+from memory.core.name_scripts import across_scripts, reading_of
+from memory.core.place_names import country_iso
+
+
+def node(node_id, name, *roles, kind="PERSON", **properties):
+    return StoredNode(node_id, kind, name, roles=frozenset(roles), properties=properties)
+
+
+def decide(name, stored, kind="PERSON", roles=(), **properties):
+    mention = Mention(roles=frozenset(roles), properties=properties)
+    verdict = decide_merge(name, kind, stored, mention=mention)
+    return verdict.action, verdict.target, verdict.rule
+
+
+# --- other scripts -----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("said", "stored", "rule"),
+    [
+        ("陈佳慧", "Chen Jiahui", "transliteration"),  # pinyin, family name first
+        ("Jiahui Chen", "陈佳慧", "transliteration"),  # either order
+        ("김민준", "Kim Min-jun", "transliteration"),  # Gim is Kim; the hyphen joins
+        ("박서준", "Park Seo-jun", "transliteration"),  # Bag is Park
+        ("ليلى منصور", "Layla Mansour", "transliteration"),  # an abjad: consonants
+        ("محمد الفارسي", "Mohammed Al-Farsi", "transliteration"),
+        ("יעל בן דוד", "Yael Ben-David", "transliteration"),  # ב as v or b, the hyphen split
+        ("अर्जुन मेहता", "Arjun Mehta", "transliteration"),
+        ("अंजलि", "Anjali Verma", "first-name"),  # the anusvara before j is n
+        ("Νίκος Παπαδόπουλος", "Nikos Papadopoulos", "transliteration"),  # ου is ou
+    ],
+)
+def test_a_name_in_another_script_merges_with_its_only_romanisation(said, stored, rule):
+    assert decide(said, [node(1, stored)]) == ("merge", 1, rule)
+
+
+@pytest.mark.parametrize(
+    ("said", "stored"),
+    [
+        ("محمود حداد", "Mohammed Haddad"),  # Mahmoud: the written long vowel is not in it
+        ("أحمد حداد", "Mohammed Haddad"),  # Ahmed: another skeleton
+        ("陈佳慧", "Chen Jiawei"),  # another syllable
+        ("김민준", "Kim Min-ji"),
+        ("Мария", "Maria"),  # two lone names in two scripts: maybe two people
+    ],
+)
+def test_another_name_in_another_script_stays_apart(said, stored):
+    assert decide(said, [node(1, stored)])[0] == "new"
+
+
+def test_a_two_character_chinese_name_is_asked_about():
+    assert decide("Li Na", [node(1, "李娜")])[:2] == ("hold", None)
+    assert across_scripts("李娜", "li na", frozenset()) == "variant"
+
+
+def test_japanese_kana_is_read_with_its_honorific_as_a_title():
+    reading = reading_of("さくらさん")
+    assert (reading.words, reading.title) == (("sakura",), "san")
+    assert across_scripts("ゆうこ", "yuko tanaka", frozenset()) == "first-name"
+    assert reading_of("田中さん") is None  # kanji are not read: no permissive dictionary
+
+
+# --- descriptions ------------------------------------------------------------------------------
+
+
+def test_a_description_of_a_person_merges_into_the_one_with_that_relation():
+    stored = [node(1, "Bronwen Evans", "sister"), node(2, "Gareth Evans", "brother")]
+    assert decide("my sister", stored, roles=["sister"]) == ("merge", 1, "description")
+    assert decide("my boss", [node(3, "Graham Whitlock", "boss")]) == ("merge", 3, "description")
+    two = [node(1, "Emily Ward", "sister"), node(2, "Chloe Ward", "sister")]
+    assert decide("my sister", two, roles=["sister"])[:2] == ("hold", None)
+    assert decide("my sister", [node(2, "Gareth Evans", "brother")])[0] == "new"
+    # "My dad" is Dad: the kinship rule's.
+    dad = [node(1, "Gerald Dawson", "father"), node(2, "Helen Dawson", "mother")]
+    assert decide("my dad", dad, roles=["father"]) == ("merge", 1, "kinship")
+
+
+@pytest.mark.parametrize(
+    ("said", "kind", "stored", "properties"),
+    [
+        ("the church", "ORG", "Lakeside Community Church", {}),
+        ("the gym", "ORG", "PureGym Canary Wharf", {}),  # a compound name's part
+        ("the dog", "OTHER", "Pippin", {"species": "dog"}),
+        ("our cabin in Bend", "PLACE", "the cabin", {"location": "near Bend, Oregon"}),
+        ("my Toyota", "THING", "the Corolla", {"type": "Toyota Corolla"}),
+        ("the weddings", "EVENT", "Amara's wedding", {}),  # singular
+    ],
+)
+def test_a_description_merges_into_the_one_thing_it_fits(said, kind, stored, properties):
+    other = node(2, "Lakeside Tennis Club", kind=kind)
+    assert decide(said, [node(1, stored, kind=kind, **properties), other], kind=kind) == (
+        "merge",
+        1,
+        "description",
+    )
+
+
+def test_a_description_that_fits_several_is_asked_and_one_that_fits_none_is_new():
+    weddings = [node(1, "Mira's wedding", kind="EVENT"), node(2, "Tobi's wedding", kind="EVENT")]
+    assert decide("the wedding", weddings, kind="EVENT")[:2] == ("hold", None)
+    assert decide("the funeral", weddings, kind="EVENT")[0] == "new"
+    # Concepts have no referent to describe.
+    assert decide("the food", [node(1, "street food", kind="TOPIC")], kind="TOPIC")[2] != (
+        "description"
+    )
+
+
+def test_description_words():
+    assert description_words("our cabin in bend") == ("cabin", "bend")
+    assert description_words("the") == ()
+    assert description_words("lakeside church") == ()  # no determiner: a name
+    assert fits_description(("gym",), ["PureGym"], {})
+    assert not fits_description(("car",), ["Oscar"], {})  # a word, not a string inside one
+
+
+# --- relations ---------------------------------------------------------------------------------
+
+
+def test_one_name_for_a_father_and_his_son_is_two_people():
+    stored = [node(1, "Marco Bianchi", "father")]
+    assert decide("Marco Bianchi", stored, roles=["son"]) == ("new", None, "family-differs")
+    assert decide("Marco Bianchi", stored, roles=["father"])[0] == "merge"
+    assert decide("Marco Bianchi", stored, roles=["colleague"])[0] == "merge"  # no family pair
+
+
+def test_a_family_relation_picks_the_one_name_it_leaves():
+    stored = [node(1, "Theodore Banks", "son"), node(2, "Teddy Marsh", "friend")]
+    assert decide("Teddy", stored, roles=["son"]) == ("merge", 1, "first-name-by-role")
+
+
+def test_dr_with_a_surname_is_the_users_doctor_unless_another_has_an_occupation():
+    stored = [node(1, "Folake Adeyemi", "doctor"), node(2, "Tunde Adeyemi", "friend")]
+    assert decide("Dr. Adeyemi", stored) == ("merge", 1, "title")
+    dentist = node(2, "Reema Patel", role="dentist")
+    assert decide("Dr. Patel", [node(1, "Nikhil Patel", "doctor"), dentist])[0] == "hold"
+
+
+# --- name forms --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("said", "stored"),
+    [
+        ("Kasia N.", "Kasia Nowicka"),  # a surname's initial
+        ("R. Karthik", "Karthik Ramasamy"),  # the Tamil initial before the name
+        ("Coach Dave", "David Kowalczyk"),  # a title with a nickname
+        ("Watanabe Sensei", "Kenji Watanabe"),  # an honorific after the name
+        ("Jihoon hyung", "Park Ji-hoon"),
+    ],
+)
+def test_initials_and_titles_reach_the_full_name(said, stored):
+    assert decide(said, [node(1, stored)])[:2] == ("merge", 1)
+
+
+def test_an_initial_of_another_surname_is_someone_else():
+    assert decide("Kasia W.", [node(1, "Kasia Nowicka")])[0] != "merge"
+    assert decide("Coach Mike", [node(1, "David Kowalczyk")])[0] == "new"
+
+
+# --- properties --------------------------------------------------------------------------------
+
+
+def test_countries_by_code_and_name():
+    assert country_iso("UK") == country_iso("United Kingdom") == "GB"
+    assert country_iso("Holland") == "NL" and country_iso("Ontario") is None
+    assert properties_differ("PLACE", {"country": "UK"}, {"country": "Canada"})
+    assert not properties_differ("PLACE", {"country": "UK"}, {"country": "Great Britain"})
+    assert decide(
+        "London", [node(1, "London", kind="PLACE", country="Canada")], "PLACE", country="UK"
+    )[:2] == ("new", None)
+
+
+def test_kinds_of_things_tell_a_book_from_its_film():
+    assert properties_differ("THING", {"type": "film"}, {"type": "novel"})
+    assert not properties_differ("THING", {"type": "paperback novel"}, {"type": "book"})
+    assert not properties_differ("THING", {"type": "film"}, {"type": "first edition"})
