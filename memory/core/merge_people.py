@@ -9,6 +9,7 @@ names are in ``person_names``, ``first_names`` and ``person_roles``; this module
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 
 from rapidfuzz.distance import Levenshtein
@@ -27,6 +28,7 @@ from memory.core.merge_types import (
     node_forms,
 )
 from memory.core.name_scripts import across_scripts
+from memory.core.name_spelling import is_latin_word
 from memory.core.person_forms import (
     FAMILY_ROLE,
     MIDDLE_NAME,
@@ -117,7 +119,7 @@ def _person_match(inc: PersonName, form: PersonName) -> str | None:
     * full names with middle names left out ("middle-name") or in the other order
       ("swapped").
     """
-    a, b = inc.words, form.words
+    a, b = _without_patronymic(inc.words), form.words
     if not a or not b:
         return None
     if a == b:
@@ -140,6 +142,8 @@ def _person_match(inc: PersonName, form: PersonName) -> str | None:
         why = relate_first_names(a[0], b[0])
         if why is not None:
             return "first-name" if why == "nickname" else why
+        if _front_clipped(a[0], b[0]):
+            return SHORT_FORM
         return surname_alone(a, b)
     if len(a) == 1:  # two lone first names
         return relate_first_names(a[0], b[0])
@@ -157,6 +161,18 @@ def _person_match(inc: PersonName, form: PersonName) -> str | None:
     if found is None and (inc.split, form.split) != (a, b):
         found = middle_names(inc.split, form.split)
     return found
+
+
+# The endings of an East Slavic patronymic ("Olga Ivanovna", "Pyotr Ilyich"): said after the
+# first name, as people address someone politely, it is no surname.
+_PATRONYMIC = re.compile(r"(ovna|evna|yevna|ivna|ichna|ovich|evich|yevich|ovych|ilyich)$")
+
+
+def _without_patronymic(words: tuple[str, ...]) -> tuple[str, ...]:
+    """ "olga ivanovna" → ("olga",): the name and patronymic are the first name's to match."""
+    if len(words) == 2 and _PATRONYMIC.search(words[1]) and not _PATRONYMIC.search(words[0]):
+        return words[:1]
+    return words
 
 
 def _surname_of(word: str, full: tuple[str, ...]) -> bool:
@@ -191,6 +207,8 @@ def _full_first_names(a: str, b: str) -> str | None:
     the table does not list (Priya Shah / Priyanka Shah), or a given name a letter or two
     short of the other (Leo / Leon Fischer), may be a relative's: asked, not merged."""
     why = relate_first_names(a, b)
+    if why is None and _swapped_letters(a, b):
+        return SPELLING  # Siobahn / Siobhan Gallagher: two letters typed the other way round
     if why not in (NICKNAME, SHORT_FORM):
         return why
     short, long = sorted((a, b), key=len)
@@ -202,6 +220,42 @@ def _full_first_names(a: str, b: str) -> str | None:
     if is_given_name(short) and len(rest) <= _SAME_STEM_REST and rest not in _SILENT:
         return VARIANT
     return why
+
+
+# A name clipped at its front (Bisi for Olabisi, Tunde for Babatunde, Nando for Fernando)
+# keeps this many letters and loses at least two.
+_MIN_TAIL, _MIN_CUT_FRONT = 4, 2
+
+
+def _front_clipped(a: str, b: str) -> bool:
+    """One given name the end of the other (Yoruba, Spanish and Italian names are shortened
+    so), when the short one is no given name of the lists: Anna is not Joanna's, Ella not
+    Isabella's — they are names of their own."""
+    short, long = sorted((a, b), key=len)
+    return (
+        len(short) >= _MIN_TAIL
+        and len(long) - len(short) >= _MIN_CUT_FRONT
+        and long.endswith(short)
+        and is_latin_word(short)
+        and not is_given_name(short)
+    )
+
+
+# A given name this long or longer has room for two letters typed the wrong way round.
+_MIN_SWAP = 5
+
+
+def _swapped_letters(a: str, b: str) -> bool:
+    """Two given names that differ only by two neighbouring letters in the other order."""
+    if len(a) != len(b) or len(a) < _MIN_SWAP or a == b:
+        return False
+    diff = [i for i in range(len(a)) if a[i] != b[i]]
+    return (
+        len(diff) == 2
+        and diff[1] == diff[0] + 1
+        and a[diff[0]] == b[diff[1]]
+        and (a[diff[1]] == b[diff[0]])
+    )
 
 
 def _family_role(inc: PersonName, form: PersonName, mention: Mention, node: StoredNode) -> str:

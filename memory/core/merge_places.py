@@ -34,6 +34,11 @@ _TOKEN = re.compile(r"[^\W_]+")
 _DOTS = re.compile(r"(?<=[^\W\d_])\.(?=[^\W\d_])")
 _HYPHENS = re.compile(r"[-‐‑‒–]")
 MIN_ACRONYM, MAX_ACRONYM = 2, 6
+# Function words inside names in other languages, left out of acronyms as "of" is
+# (Universidade de São Paulo is USP).
+_PARTICLES = frozenset(
+    "de da do dos das del della di du des la le les van von der den y e et und".split()
+)
 
 
 def _acronym(token: str) -> bool:
@@ -53,7 +58,7 @@ def _expansions(name: str, kind: str) -> list[list[str]]:
     words (London School of Economics is LSE, not LSOE)."""
     text = _HYPHENS.sub(" ", fold_accents(name).lower())
     words = org_core_words(text) if kind == "ORG" else _TOKEN.findall(_DOTS.sub("", text))
-    content = [w for w in words if w not in STOP_WORDS]
+    content = [w for w in words if w not in STOP_WORDS and w not in _PARTICLES]
     return [w for w in (content, words) if len(w) >= MIN_ACRONYM] if content != words else [words]
 
 

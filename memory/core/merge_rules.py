@@ -14,6 +14,7 @@ from collections.abc import Mapping, Sequence
 from rapidfuzz.distance import Levenshtein
 
 from memory.core.cleaning import SELF_PLACEHOLDERS, normalise_name
+from memory.core.clipped_names import CLIPPED, clipped
 from memory.core.descriptions import description_words, fits_description
 from memory.core.first_names import name_group
 from memory.core.kinship import people_verdict
@@ -29,6 +30,7 @@ from memory.core.merge_places import ACRONYM, OWN_PLACE, acronym_matches, other_
 from memory.core.merge_properties import (
     PROPERTIES_DIFFER,
     ROLE_DIFFERS,
+    ROLE_KEYS,
     properties_differ,
     roles_differ,
     states_region,
@@ -47,7 +49,7 @@ from memory.core.merge_types import (
 from memory.core.name_spelling import spelling_keys
 from memory.core.person_names import SPELLING, contradicts, parse_person
 from memory.core.person_roles import PEOPLE_ROLES, PET, family_roles, shares_role
-from memory.core.place_names import country_key, same_city, shared_city_countries
+from memory.core.place_names import country_iso, country_key, same_city, shared_city_countries
 from memory.core.words import STOP_WORDS, word_zipf
 
 __all__ = [
@@ -92,6 +94,11 @@ DESCRIPTION = "description"
 # Kinds a description reaches besides people: concepts and preferences have no referent
 # of their own to describe ("the food" is no known thing).
 DESCRIBED_KINDS = frozenset({"ORG", "PLACE", "EVENT", "THING", "OTHER"})
+# A country's other name (Holland / the Netherlands, Türkiye / Turkey, UK / United Kingdom):
+# ``place_names.country_iso``.
+COUNTRY_NAME = "country-name"
+# Kinds whose names are cut short as people say them ("Mass General"): ``clipped_names``.
+CLIPPED_KINDS = frozenset({"ORG", "PLACE", "EVENT"})
 # A city's other name (Bombay/Mumbai): ``place_names.same_city``.
 CITY_NAME = "city-name"
 LLM_MERGE_ABOVE = 0.90
@@ -234,6 +241,9 @@ def decide_merge(
       2c. ORG only: the same core name with the same legal form written another way, or
          with a legal form on one side only (Acme Corp / Acme Corporation, Google / Google
          LLC) → merge ("legal-form"), several → hold;
+      2c'. PLACE only: another name of the same country (Holland / the Netherlands, Türkiye /
+         Turkey, UK / United Kingdom: ``place_names.country_iso``; not a part of one, as
+         Scotland) → merge ("country-name"), several → hold;
       2d. ORG and PLACE: an acronym of the other name's words, either way (UCLA /
          University of California, Los Angeles; NHS / National Health Service) → merge
          ("acronym"), several → hold; two letters alone only into a node the user has a tie
@@ -241,7 +251,9 @@ def decide_merge(
       2e. PLACE only: another name of the same city in GeoNames (Bombay / Mumbai, Köln /
          Cologne, Москва / Moscow: ``place_names.same_city``) → merge ("city-name");
          several, or a location said on either side (which city is then a question) → hold;
-      2f. a description — a determiner or possessive and what the thing is ("my sister",
+      2f. ORG, PLACE, EVENT: the name with its words cut short ("Mass General", "Man Utd",
+         "Glasto": ``clipped_names``) → merge ("clipped"); several → hold;
+      2g. a description — a determiner or possessive and what the thing is ("my sister",
          "the church", "our cabin in Bend") — fitting exactly one stored node of the kind
          (a person by the user's relation, anything else by the words of its name, aliases
          and properties: ``descriptions``) → merge ("description"); several → hold;
@@ -328,6 +340,15 @@ def decide_merge(
         company = same_company(new, same_kind)
         if company:
             return _one_or_several(company, LEGAL_FORM)
+    if kind == "PLACE":
+        iso = country_iso(new, parts=False)
+        named = [
+            n.id
+            for n in same_kind
+            if iso and any(country_iso(f, parts=False) == iso for f in node_forms(n))
+        ]
+        if named:
+            return _one_or_several(named, COUNTRY_NAME)
     named, sure = acronym_matches(name, kind, same_kind)
     if named:
         if sure or len(named) > 1:
@@ -341,6 +362,11 @@ def decide_merge(
             if len(named) > 1 or _elsewhere(new, named[0], mention):
                 return make_verdict(HOLD, ids, CITY_NAME, dict.fromkeys(ids, 1.0))
             return make_verdict(MERGE, ids, CITY_NAME, dict.fromkeys(ids, 1.0))
+
+    if kind in CLIPPED_KINDS:
+        cut = [n.id for n in same_kind if any(clipped(new, f) for f in node_forms(n))]
+        if cut:
+            return _one_or_several(cut, CLIPPED)
 
     described = description_words(new)
     if described:
@@ -448,11 +474,22 @@ def _unless_roles_differ(
 ) -> MergeVerdict:
     """A person merged on part of a name (a nickname, a title and surname, a first name)
     whose role as said now shares no word with the stored one ("Tariq", the plumber; Tariq
-    Hussain, the engineer) is asked about instead (``merge_properties.roles_differ``)."""
+    Hussain, the engineer) is asked about instead (``merge_properties.roles_differ``), as is
+    one said as family ("my son Tom") of a person known only by an occupation (Tom Hughes,
+    the plumber)."""
     if verdict.action != MERGE:
         return verdict
     target = next((n for n in same_kind if n.id == verdict.target), None)
-    if target is None or not roles_differ(mention.properties, target.properties):
+    if target is None:
+        return verdict
+    # "My son Tom" and Tom Hughes, known only as the plumber: family is not described by a
+    # trade, and a first name is too little to make a tradesman the user's son.
+    tradesman = (
+        family_roles(mention.roles)
+        and not family_roles(target.roles)
+        and any(target.properties.get(key) for key in ROLE_KEYS)
+    )
+    if not tradesman and not roles_differ(mention.properties, target.properties):
         return verdict
     return make_verdict(HOLD, [target.id], f"{verdict.rule}-{ROLE_DIFFERS}", dict(verdict.scores))
 

@@ -282,10 +282,11 @@ def relate_first_names(a: str, b: str) -> str | None:
     (Louis/Louise, listed as one group)."""
     if a == b or not a or not b:
         return None
-    if is_world_pet_form(a, b) and not genders_differ(a, b):
+    if is_world_pet_form(a, b):
         # The table of pet forms outside English lists only pet forms of a full name (Pepe
         # for José, Gosia for Małgorzata), never two full names: a nickname whatever its
-        # length or first sound.
+        # length or first sound — and whatever gender English lists give the pet form, for
+        # the table says whose it is (Sasha is Aleksandr's and Aleksandra's).
         return NICKNAME
     if (a in name_group(b) or b in name_group(a)) and not genders_differ(a, b):
         if len(a) != len(b):

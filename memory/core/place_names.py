@@ -141,7 +141,16 @@ def _countries() -> dict[str, str]:
     return out | _COUNTRY_NAMES
 
 
-def country_iso(value: str) -> str | None:
+# Names of a part of a country, or of more than one: the same country as a property value
+# ("country": "England" is the UK's), never another name of the country itself.
+_PARTS = frozenset({"england", "scotland", "wales", "northern ireland", "america"})
+
+
+def country_iso(value: str, *, parts: bool = True) -> str | None:
     """A stated country ("UK", "Canada", "DEU", "Holland") as its ISO 3166 code, or None
-    when it names no country GeoNames or the usual short names know."""
-    return _countries().get(_key(value))
+    when it names no country GeoNames or the usual short names know. With ``parts`` false,
+    a part of a country ("Scotland") or a continent's name ("America") is None."""
+    key = _key(value)
+    if not parts and key in _PARTS:
+        return None
+    return _countries().get(key)

@@ -185,3 +185,76 @@ def test_kinds_of_things_tell_a_book_from_its_film():
     assert properties_differ("THING", {"type": "film"}, {"type": "novel"})
     assert not properties_differ("THING", {"type": "paperback novel"}, {"type": "book"})
     assert not properties_differ("THING", {"type": "film"}, {"type": "first edition"})
+
+
+# --- countries, clipped names, acronyms --------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("said", "stored"),
+    [("Holland", "The Netherlands"), ("Türkiye", "Turkey"), ("UK", "United Kingdom")],
+)
+def test_another_name_of_a_country_merges(said, stored):
+    assert decide(said, [node(1, stored, kind="PLACE")], "PLACE") == ("merge", 1, "country-name")
+
+
+def test_a_part_of_a_country_is_not_the_country():
+    assert decide("Scotland", [node(1, "United Kingdom", kind="PLACE")], "PLACE")[0] == "new"
+
+
+@pytest.mark.parametrize(
+    ("said", "stored", "kind"),
+    [
+        ("Mass General", "Massachusetts General Hospital", "ORG"),
+        ("Man Utd", "Manchester United", "ORG"),
+        ("Glasto", "Glastonbury Festival", "EVENT"),
+    ],
+)
+def test_a_name_with_its_words_cut_short_merges(said, stored, kind):
+    assert decide(said, [node(1, stored, kind=kind)], kind) == ("merge", 1, "clipped")
+
+
+@pytest.mark.parametrize(
+    ("said", "stored", "kind"),
+    [
+        ("Man U", "Manchester United", "ORG"),  # United or University: one letter says nothing
+        ("Will Street", "William Street", "PLACE"),  # a word cut by three letters is a name
+        ("Mass", "Massachusetts General Hospital", "ORG"),  # a common word alone
+        ("Man City", "Manchester United", "ORG"),
+    ],
+)
+def test_a_cut_that_may_be_another_name_is_not_clipped(said, stored, kind):
+    assert decide(said, [node(1, stored, kind=kind)], kind)[2] != "clipped"
+
+
+def test_an_acronym_skips_the_particles_of_other_languages():
+    stored = [node(1, "Universidade de São Paulo", kind="ORG")]
+    assert decide("USP", stored, "ORG") == ("merge", 1, "acronym")
+
+
+# --- more name forms ---------------------------------------------------------------------------
+
+
+def test_a_name_and_patronymic_is_the_first_name():
+    assert decide("Olga Ivanovna", [node(1, "Olga Sidorova")]) == ("merge", 1, "first-name")
+
+
+def test_two_letters_typed_the_other_way_round():
+    assert decide("Siobahn Gallagher", [node(1, "Siobhan Gallagher")]) == ("merge", 1, "spelling")
+    assert decide("Sahar Gallagher", [node(1, "Sarah Gallagher")])[0] != "merge"  # not neighbours
+
+
+def test_a_name_clipped_at_its_front_when_the_clip_is_no_name_of_its_own():
+    assert decide("Bisi", [node(1, "Olabisi Adeyinka")]) == ("merge", 1, "short-form")
+    assert decide("Anna", [node(1, "Joanna Kowalska")])[0] != "merge"  # Anna is a name
+
+
+def test_a_world_pet_form_is_not_vetoed_by_the_english_lists():
+    # The English lists give Sasha to women; the table of pet forms gives it to Aleksandr.
+    assert decide("Sasha", [node(1, "Aleksandr Volkov")]) == ("merge", 1, "first-name")
+
+
+def test_family_said_of_a_person_known_only_by_a_trade_is_asked():
+    stored = [node(1, "Tom Hughes", role="plumber")]
+    assert decide("Tom", stored, roles=["son"])[:2] == ("hold", None)
+    assert decide("Tom", stored)[0] == "merge"
