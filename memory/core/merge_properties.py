@@ -27,6 +27,7 @@ __all__ = [
     "properties_differ",
     "roles_differ",
     "states_region",
+    "what_it_is",
 ]
 
 PROPERTIES_DIFFER = "properties-differ"
@@ -194,4 +195,25 @@ def distinguishing_label(kind: str, properties: Mapping[str, object]) -> str:
         value = properties.get(key) if key in keys else None
         if isinstance(value, str | int) and str(value).strip():
             return str(value).strip()[:60]
+    return ""
+
+
+# What a referent is, as far as what the user said tells: kinds no extractor gives a pet or
+# a person (TOPIC, PREFERENCE), and what properties and relations say.
+_SUBJECT_KINDS = frozenset({"TOPIC", "PREFERENCE"})
+
+
+def what_it_is(kind: str, properties: Mapping[str, object], roles: frozenset[str]) -> str:
+    """ "animal" (a species, or the user's pet), "person" (a friend, a sister …), "object"
+    (a type of thing: road bike, robot vacuum), "subject" (a topic or preference) or "" when
+    nothing said tells. The kind alone says little: extractors type pets as PERSON or OTHER,
+    so a PERSON with no relation is unknown (Biscuit the dog, later said as a PERSON)."""
+    if properties.get("species") or "pet" in roles:
+        return "animal"
+    if roles - {"pet"}:
+        return "person"
+    if kind.strip().upper() in _SUBJECT_KINDS:
+        return "subject"
+    if properties.get("type"):
+        return "object"
     return ""

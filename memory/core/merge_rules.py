@@ -34,6 +34,7 @@ from memory.core.merge_properties import (
     properties_differ,
     roles_differ,
     states_region,
+    what_it_is,
 )
 from memory.core.merge_types import (
     HOLD,
@@ -131,8 +132,8 @@ def _contains_words(longer: list[str], shorter: list[str]) -> bool:
 def _similar(new: str, form: str, threshold: float, *, kind: str = "") -> bool:
     if kind in CONCEPT_KINDS:
         return _similar_concept(new, form, threshold)
-    if kind == "PLACE" and other_region(new, form):
-        return False  # Portland, Maine and Portland, Oregon: two places
+    if kind == "PLACE" and (other_region(new, form) or _another_place(new, form)):
+        return False  # Portland, Maine and Portland, Oregon; York and New York: two places
     if Levenshtein.normalized_similarity(new, form) > threshold:
         return True
     if kind in NAMED_THING_KINDS:
@@ -144,6 +145,22 @@ def _similar(new: str, form: str, threshold: float, *, kind: str = "") -> bool:
     if _contains_words(longer, shorter):
         return True
     return len(set(a) & set(b)) * 2 >= max(len(a), len(b))
+
+
+# Words that make a place's name another place's: a direction or "new" before it (South
+# Kensington, New York), a kind of road after it (Richmond Road). "Lake" and "Mount" are
+# left out (Tahoe is Lake Tahoe), and so are "City" and "State": New York City is often
+# just New York, while Mexico City is not Mexico — a question.
+_PLACE_BEFORE = frozenset({"new", "north", "south", "east", "west", "upper", "lower"})
+_PLACE_AFTER = frozenset({"road", "street", "avenue", "lane", "drive", "way"})
+
+
+def _another_place(a: str, b: str) -> bool:
+    """Whether one place name is the other with a word that names another place (above)."""
+    x, y = sorted((_words(a), _words(b)), key=len)
+    if len(y) != len(x) + 1 or not x:
+        return False
+    return (y[1:] == x and y[0] in _PLACE_BEFORE) or (y[:-1] == x and y[-1] in _PLACE_AFTER)
 
 
 def _similar_named_thing(new: str, form: str, *, org: bool) -> bool:
@@ -274,7 +291,9 @@ def decide_merge(
          rules reach the user's pets (HAS_PET) of a catch-all kind;
       4. the same name (or alias) on a non-provisional node of another kind, when either
          kind is a catch-all (OTHER, THING) → hold ("other-kind"), never a silent twin —
-         unless the user's relations tell them apart (a friend is not a pet);
+         unless the user's relations tell them apart (a friend is not a pet), or what was
+         said makes them two sorts of thing (an animal, a person, an object, a subject:
+         Pepper the cat and Pepper the robot vacuum);
       5. candidates for review ("similar"): similarity > threshold, or one name's
          words found contiguously in the other's, or sharing at least half the
          words of the longer name (function words ignored) — except two full person
@@ -282,7 +301,9 @@ def decide_merge(
          for a concept (``CONCEPT_KINDS``) only the similarity counts, and not between
          two different common words (``_similar_concept``); for an ORG or OTHER only the
          similarity, or one name's words all among the other's (``_similar_named_thing``);
-         for a PLACE not one name in two regions ("Portland, Maine" / "Portland, Oregon").
+         for a PLACE not one name in two regions ("Portland, Maine" / "Portland, Oregon"),
+         nor one with a word that makes it another place ("New York" / "York", "Richmond
+         Road" / "Richmond": ``_another_place``).
          Among an ORG's or a PLACE's candidates, the user's own employer, school or home
          named by its first words → merge ("own-place", ``merge_places.own_place``);
       6. a hint naming a same-kind node's name or alias exactly → hold ("hint");
@@ -399,6 +420,7 @@ def decide_merge(
         and (kind in CATCH_ALL_KINDS or n.kind in CATCH_ALL_KINDS)
         and new in node_forms(n)
         and not contradicts(mention.roles, n.roles, mention.gender, node_gender(n))
+        and not _told_apart(kind, mention, n)
     ]
     if others:
         return make_verdict(HOLD, others, "other-kind", dict.fromkeys(others, 1.0))
@@ -429,6 +451,15 @@ def decide_merge(
 
     namesake = any(n.kind == kind and new in node_forms(n) for n in differ)
     return MergeVerdict(NEW, None, (), PROPERTIES_DIFFER if namesake else "none", {})
+
+
+def _told_apart(kind: str, mention: Mention, node: StoredNode) -> bool:
+    """Whether what was said of a namesake of another kind makes it another sort of thing
+    (Pepper the cat and Pepper the robot vacuum; Rosie the friend and Rosie the road bike;
+    a pet python and Python the subject): ``merge_properties.what_it_is``."""
+    said = what_it_is(kind, mention.properties, mention.roles)
+    known = what_it_is(node.kind, node.properties, node.roles)
+    return bool(said and known and said != known)
 
 
 def _description_verdict(

@@ -258,3 +258,50 @@ def test_family_said_of_a_person_known_only_by_a_trade_is_asked():
     stored = [node(1, "Tom Hughes", role="plumber")]
     assert decide("Tom", stored, roles=["son"])[:2] == ("hold", None)
     assert decide("Tom", stored)[0] == "merge"
+
+
+# --- places with one more word, namesakes of two sorts -----------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("said", "stored"),
+    [
+        ("York", "New York"),  # "new" names another place
+        ("Kensington", "South Kensington"),  # so does a direction
+        ("Richmond Road", "Richmond"),  # a road is not its town
+    ],
+)
+def test_a_word_that_names_another_place_keeps_two_places(said, stored):
+    assert decide(said, [node(1, stored, kind="PLACE")], kind="PLACE")[0] == "new"
+
+
+def test_a_place_with_a_word_that_names_no_other_place_is_still_asked():
+    # "Lake" is left out of the list: Tahoe is said for Lake Tahoe.
+    assert decide("Tahoe", [node(1, "Lake Tahoe", kind="PLACE")], kind="PLACE")[0] != "new"
+
+
+@pytest.mark.parametrize(
+    ("said", "said_kind", "said_properties", "stored"),
+    [
+        # a cat said, a robot vacuum known
+        (
+            "Pepper",
+            "OTHER",
+            {"species": "cat"},
+            node(1, "Pepper", kind="THING", type="robot vacuum"),
+        ),
+        # a road bike said, a friend known
+        ("Rosie", "THING", {"type": "road bike"}, node(1, "Rosie", "friend")),
+        # a pet python said, Python the subject known
+        ("Python", "OTHER", {"species": "snake"}, node(1, "Python", kind="TOPIC")),
+    ],
+)
+def test_a_namesake_of_another_sort_is_not_asked(said, said_kind, said_properties, stored):
+    assert decide(said, [stored], kind=said_kind, **said_properties)[0] == "new"
+
+
+def test_a_namesake_of_another_kind_is_asked_when_nothing_tells_them_apart():
+    # Biscuit the dog, later said as a PERSON with nothing more: the same dog, maybe.
+    stored = [node(1, "Biscuit", kind="OTHER", species="dog")]
+    action, _, rule = decide("Biscuit", stored)
+    assert (action, rule) == ("hold", "other-kind")
