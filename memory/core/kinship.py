@@ -61,6 +61,28 @@ KINSHIP_WORDS: Mapping[str, frozenset[str]] = {
     "nana": _GRANDMOTHER | _GRANDFATHER,
     **dict.fromkeys(("grandma", "granny", "gran", "grandmother", "oma"), _GRANDMOTHER),
     **dict.fromkeys(("grandpa", "grandad", "granddad", "grandfather", "opa"), _GRANDFATHER),
+    # The same words in the languages users write them in — none a given name of the lists
+    # (Lola, Saba, Dadi and Nan are, and stay names): Hindi and Urdu (Maa, Ammi, Abbu,
+    # Pitaji; Nani, Dadu), Korean (Eomma), German (Mutti, Vati), Polish (Tata, Babcia,
+    # Dziadek), Spanish, Italian, Russian, Hebrew, Greek, Yiddish, Filipino. Dada is a father
+    # in many languages and a (paternal) grandfather in Hindi.
+    **dict.fromkeys(("maa", "ammi", "umma", "eomma", "mutti"), _MOTHER),
+    **dict.fromkeys(("abbu", "pitaji", "vati", "tata"), _FATHER),
+    "dada": _FATHER | _GRANDFATHER,
+    **dict.fromkeys(
+        (
+            *("nonna", "abuela", "abuelita", "babcia", "babushka", "savta", "nani"),
+            *("yiayia", "bubbe", "bubbie", "grandmama"),
+        ),
+        _GRANDMOTHER,
+    ),
+    **dict.fromkeys(
+        (
+            *("nonno", "abuelo", "abuelito", "dziadek", "dedushka", "lolo", "dadu"),
+            *("papou", "zayde", "grandpapa"),
+        ),
+        _GRANDFATHER,
+    ),
 }
 # A kinship title said before a first name ("Aunt Rosa", "Tía Rosa", "Oma Ingrid") → the
 # relation it says the person has to the user.

@@ -356,7 +356,9 @@ def person_verdict(
         picked = _picked_by_role(found, fitting, by_id, mention)
         if picked is not None:
             return make_verdict(MERGE, [picked], found[picked] + BY_ROLE, {picked: scores[picked]})
-        picked = _picked_by_title(inc, found, fitting, by_id)
+        picked = _picked_by_title(inc, found, fitting, by_id) or _picked_by_gender(
+            inc, inc_gender, found, fitting, by_id
+        )
         if picked is not None:
             return make_verdict(MERGE, [picked], "title", {picked: scores[picked]})
         return make_verdict(HOLD, fitting, f"{rule}-ambiguous", scores)
@@ -431,7 +433,7 @@ def _picked_by_title(
     """Among several people of one surname matched by a title that names a profession ("Dr.
     Rao": Dr. Sunita Rao, Vikram Rao), the one the user already calls by it: the others are
     not known to hold it — or else the one who is the user's doctor, when no other has a
-    stated occupation. Gendered titles pick nobody (any Smith may be a Mrs. Smith)."""
+    stated occupation. Gendered titles are ``_picked_by_gender``'s."""
     wanted = _PROFESSIONS.get(inc.title)
     if wanted is None or set(found.values()) != {"title"}:
         return None
@@ -447,6 +449,24 @@ def _picked_by_title(
         if any(_has_occupation(by_id[i]) for i in fitting if i not in titled):
             return None
     return titled[0] if len(titled) == 1 else None
+
+
+def _picked_by_gender(
+    inc: PersonName,
+    inc_gender: str,
+    found: dict[int, str],
+    fitting: list[int],
+    by_id: dict[int, StoredNode],
+) -> int | None:
+    """Among several people of one surname matched by a gendered title ("Frau Müller": Jana
+    Müller, Horst Müller), the one left when every other has a first name the lists give to
+    the other gender — what a lone candidate of that first name would get ("title-gender",
+    a new node), applied to each. Two left (Jana and Anke Müller, or a first name the lists
+    do not know) → still a question."""
+    if not inc_gender or set(found.values()) != {"title"}:
+        return None
+    left = [i for i in fitting if not _title_against_first_name(inc, inc_gender, by_id[i])]
+    return left[0] if len(left) == 1 else None
 
 
 def _has_occupation(node: StoredNode) -> bool:

@@ -309,9 +309,38 @@ def relate_first_names(a: str, b: str) -> str | None:
         if abs(len(a) - len(b)) == 1 and is_given_name(a) and is_given_name(b):
             return None if genders_differ(a, b) else VARIANT
         return SHORT_FORM
-    if _pet_form(a, b):
+    if _pet_form(a, b) or _suffixed_diminutive(a, b):
         return PET_FORM
     return None
+
+
+# Diminutive suffixes of the Romance languages, put on the whole name rather than a clipped
+# stem: Juanito, Chispita, Carlitos (Spanish), Joãozinho, Pedrinho (Portuguese). Italian
+# -ino/-ina and -etto/-etta are left out: Martina, Nicoletta and Giannina are given names.
+_DIMINUTIVE_SUFFIXES = ("zinho", "zinha", "cito", "cita", "illo", "illa", "inho", "inha")
+_DIMINUTIVE_SUFFIXES += ("itos", "itas", "ito", "ita")
+# What the full name may have after the stem the suffix was put on: nothing (Juan), its
+# final vowel (Chispa, Pedro) or a final -os/-as/-es (Carlos → Carlitos).
+_STEM_ENDINGS = frozenset({"", "a", "e", "o", "os", "as", "es"})
+
+
+def _suffixed_diminutive(a: str, b: str) -> bool:
+    """One name is the other with a diminutive suffix (Chispita/Chispa, Joãozinho/João,
+    Carlitos/Carlos): the stem keeps three letters or more, and the longer name is no given
+    name of the lists of the other gender (Anita is a name of its own, as Juanita)."""
+    if not (_latin(a) and _latin(b)):
+        return False
+    short, long = sorted((a, b), key=len)
+    for suffix in _DIMINUTIVE_SUFFIXES:
+        if not long.endswith(suffix):
+            continue
+        stem = long[: -len(suffix)]
+        if len(stem) < MIN_SHORT_FORM or not short.startswith(stem):
+            continue
+        if short[len(stem) :] not in _STEM_ENDINGS:
+            continue
+        return not is_given_name(long) or same_gender(long, short)
+    return False
 
 
 def one_letter_apart(a: str, b: str) -> bool:

@@ -1,0 +1,92 @@
+"""The fifth round of naming rules (issue 21, session 15): Romance diminutive suffixes on a
+whole name, a gendered title among several people of one surname, kinship words of other
+languages said alone (SPEC §5.6). Pure functions."""
+
+import pytest
+
+from memory.core.merge_rules import Mention, StoredNode, decide_merge
+from memory.core.person_names import PET_FORM, relate_first_names
+
+
+def node(node_id, name, *roles, kind="PERSON", **properties):
+    return StoredNode(node_id, kind, name, roles=frozenset(roles), properties=properties)
+
+
+def decide(name, stored, kind="PERSON", roles=()):
+    verdict = decide_merge(name, kind, stored, mention=Mention(roles=frozenset(roles)))
+    return verdict.action, verdict.target, verdict.rule
+
+
+# --- diminutive suffixes -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("pet", "full"),
+    [
+        ("chispita", "chispa"),  # the final vowel gives way to -ita
+        ("carlitos", "carlos"),  # -os to -itos
+        ("pedrinho", "pedro"),  # Portuguese -inho
+        ("rosita", "rosa"),
+    ],
+)
+def test_a_diminutive_suffix_on_the_whole_name_is_a_pet_form(pet, full):
+    assert relate_first_names(pet, full) == PET_FORM
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        ("anita", "ana"),  # a stem of two letters: Anita is a name of its own
+        ("martina", "marta"),  # -ina is no diminutive suffix here: Martina is a given name
+    ],
+)
+def test_a_name_that_only_looks_suffixed_is_not_a_pet_form(a, b):
+    assert relate_first_names(a, b) is None
+
+
+def test_a_pets_diminutive_reaches_the_pet():
+    stored = [node(1, "Chispa", "pet", kind="OTHER", species="dog")]
+    assert decide("Chispita", stored, kind="OTHER", roles=("pet",))[:2] == ("merge", 1)
+
+
+# --- a gendered title among several of one surname -------------------------------------------
+
+
+MUELLERS = [node(1, "Jana Müller", "colleague"), node(2, "Horst Müller")]
+
+
+@pytest.mark.parametrize(
+    ("said", "target"),
+    [("Frau Müller", 1), ("Mrs. Müller", 1), ("Herr Müller", 2), ("Mr Müller", 2)],
+)
+def test_a_gendered_title_picks_the_one_of_that_gender(said, target):
+    assert decide(said, MUELLERS) == ("merge", target, "title")
+
+
+def test_a_gendered_title_that_leaves_two_is_still_asked():
+    stored = [*MUELLERS, node(3, "Anke Müller")]
+    assert decide("Frau Müller", stored)[0] == "hold"
+
+
+def test_a_gendered_title_is_asked_when_the_lists_do_not_know_a_first_name():
+    # Ji-woo may be a woman's name: the title rules nobody out.
+    stored = [node(1, "Park Ji-woo", "friend"), node(2, "Park Seo-yeon", "colleague")]
+    assert decide("Ms. Park", stored)[0] == "hold"
+
+
+# --- kinship words of other languages --------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("said", "role"),
+    [("Maa", "mother"), ("Ammi", "mother"), ("Nonna", "grandmother"), ("Dziadek", "grandfather")],
+)
+def test_a_kinship_word_of_another_language_is_the_one_so_related(said, role):
+    stored = [node(1, "Sunita Agarwal", role), node(2, "Pooja Agarwal", "sister")]
+    assert decide(said, stored) == ("merge", 1, "kinship")
+
+
+def test_a_kinship_word_that_is_also_a_given_name_stays_a_name():
+    # Lola is a grandmother in Filipino and a given name: a friend Lola is not Grandma.
+    stored = [node(1, "Rosa Santos", "grandmother")]
+    assert decide("Lola", stored)[0] == "new"
