@@ -5,6 +5,8 @@ suggests (SPEC §5.6). Pure functions, no Django.
   Robert's), so it is evidence that two names *may* be one person's, never that they are.
 * ``nicknames_world.txt`` adds the usual pet forms of given names outside English (Paco,
   Gosia, Sasha, Kostas …), which that table does not list; the same kind of evidence.
+* ``name_variants.txt`` lists the romanisations of one given name (Muhammad/Mohammed,
+  Yusuf/Youssef): spellings, which edit distance alone finds too far apart.
 * ``first_name_genders.txt`` holds the given names of the female and male first-name lists
   of the Faker package's 80-odd locales (census and registry data), each tagged with the
   gender it suggests ("f", "m") or "u" when the lists give it to both. It is a suggestion: it
@@ -27,10 +29,12 @@ __all__ = [
     "name_group",
     "nicknamer",
     "same_gender",
+    "written_otherwise",
 ]
 
 _GENDER_FILE = Path(__file__).with_name("first_name_genders.txt")
 _WORLD_FILE = Path(__file__).with_name("nicknames_world.txt")
+_VARIANTS_FILE = Path(__file__).with_name("name_variants.txt")
 
 
 @lru_cache(maxsize=1)
@@ -67,6 +71,24 @@ def _world_pets() -> dict[str, frozenset[str]]:
         if len(names) >= 2:
             pets.setdefault(names[0], set()).update(names[1:])
     return {full: frozenset(forms) for full, forms in pets.items()}
+
+
+def written_otherwise(a: str, b: str) -> bool:
+    """Whether ``name_variants.txt`` gives two first names as romanisations of one name
+    (Muhammad/Mohammed, Yusuf/Youssef, Fatma/Fatima)."""
+    group = _variants().get(a)
+    return group is not None and b in group
+
+
+@lru_cache(maxsize=1)
+def _variants() -> dict[str, frozenset[str]]:
+    """``name_variants.txt``: each spelling → the spellings of its line (itself included)."""
+    out: dict[str, frozenset[str]] = {}
+    for line in _VARIANTS_FILE.read_text(encoding="utf-8").splitlines():
+        names = frozenset(line.split("#", 1)[0].split())
+        for name in names:
+            out[name] = out.get(name, frozenset()) | names
+    return out
 
 
 @lru_cache(maxsize=1)

@@ -46,6 +46,7 @@ from memory.core.first_names import (
     name_group,
     nicknamer,
     same_gender,
+    written_otherwise,
 )
 from memory.core.name_spelling import fold_accents, name_parts, name_words
 from memory.core.person_roles import (
@@ -282,6 +283,8 @@ def relate_first_names(a: str, b: str) -> str | None:
     (Louis/Louise, listed as one group)."""
     if a == b or not a or not b:
         return None
+    if written_otherwise(a, b):
+        return SPELLING  # two romanisations of one name (Yusuf/Youssef): name_variants.txt
     if is_world_pet_form(a, b):
         # The table of pet forms outside English lists only pet forms of a full name (Pepe
         # for José, Gosia for Małgorzata), never two full names: a nickname whatever its

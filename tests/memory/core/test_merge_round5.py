@@ -90,3 +90,31 @@ def test_a_kinship_word_that_is_also_a_given_name_stays_a_name():
     # Lola is a grandmother in Filipino and a given name: a friend Lola is not Grandma.
     stored = [node(1, "Rosa Santos", "grandmother")]
     assert decide("Lola", stored)[0] == "new"
+
+
+# --- romanisations of one name, pet forms of more languages -----------------------------------
+
+
+@pytest.mark.parametrize(
+    ("said", "stored"),
+    [
+        ("Muhammad Haddad", "Mohammed Haddad"),
+        ("Fatma Alsayed", "Fatima Al-Sayed"),
+        ("Yusuf", "Youssef Haddad"),
+    ],
+)
+def test_two_romanisations_of_one_name_are_a_spelling(said, stored):
+    assert decide(said, [node(1, stored)]) == ("merge", 1, "spelling")
+
+
+def test_a_related_name_is_not_a_romanisation():
+    # Mahmoud shares Mohammed's root and letters, but is another name.
+    assert decide("Mahmoud Haddad", [node(1, "Mohammed Haddad")])[0] == "new"
+
+
+@pytest.mark.parametrize(
+    ("said", "stored"),
+    [("Jirka", "Jiří Novotný"), ("Memo", "Mehmet Yılmaz"), ("Volodya", "Volodymyr Kovalenko")],
+)
+def test_pet_forms_of_more_languages_reach_the_full_name(said, stored):
+    assert decide(said, [node(1, stored, "friend")], roles=("friend",))[:2] == ("merge", 1)
