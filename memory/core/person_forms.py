@@ -150,9 +150,9 @@ def surname_respelled(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
         return False
     if min(word_zipf(x), word_zipf(y)) >= COMMON_SURNAME_ZIPF:
         return False  # two surnames in common use (Burton/Barton): two names, not a slip
-    start = next(i for i, (p, q) in enumerate(zip(x, y, strict=False)) if p != q)
-    if start == 0:
-        return False
+    start = next((i for i, (p, q) in enumerate(zip(x, y, strict=False)) if p != q), None)
+    if start is None or start == 0:
+        return False  # a letter added at the end (Fielding/Fieldings) or a first one changed
     tail = 0
     while tail < min(len(x), len(y)) - start and x[-1 - tail] == y[-1 - tail]:
         tail += 1
