@@ -458,8 +458,10 @@ def test_cleaning_never_emits_self_relations_bad_labels_or_unanchored_snippets(e
         assert RELATION_LABEL.match(r["relation"])
         src, tgt = identity(r["source"]), identity(r["target"])
         assert src != tgt
-        assert (src, r["relation"], tgt) not in seen
-        seen.add((src, r["relation"], tgt))
+        # One claim cited from two messages is two sightings (each with its snippet); from
+        # one message, once.
+        assert (src, r["relation"], tgt, r["message"]) not in seen
+        seen.add((src, r["relation"], tgt, r["message"]))
         assert r["snippet"].strip()
         if r["message"] is not None:
             assert normalise_ws(r["snippet"]) in normalise_ws(MESSAGES[r["message"]])
