@@ -26,6 +26,7 @@ __all__ = [
     "distinguishing_label",
     "properties_differ",
     "roles_differ",
+    "said_elsewhere",
     "states_region",
     "what_it_is",
 ]
@@ -184,6 +185,15 @@ def roles_differ(said: Mapping[str, object], stored: Mapping[str, object]) -> bo
             if a and b and not a & b:
                 return True
     return False
+
+
+def said_elsewhere(said: Mapping[str, object], stored: Mapping[str, object]) -> bool:
+    """Whether a person's place as said now and as stored differ ("Tomás" in Medellín, Tomás
+    Herrera in Bogotá): people move, so not a contradiction — but a question."""
+    return any(
+        k in said and k in stored and _values_differ("ORG", k, said[k], stored[k])
+        for k in _LOCATION_KEYS
+    )
 
 
 def distinguishing_label(kind: str, properties: Mapping[str, object]) -> str:

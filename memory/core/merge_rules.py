@@ -33,6 +33,7 @@ from memory.core.merge_properties import (
     ROLE_KEYS,
     properties_differ,
     roles_differ,
+    said_elsewhere,
     states_region,
     what_it_is,
 )
@@ -343,6 +344,9 @@ def decide_merge(
             # Marco Bianchi the user's son, named after Marco Bianchi the user's father: one
             # name, two people. The Write names the second "Marco Bianchi (2)" (SPEC §4).
             return MergeVerdict(NEW, None, (), FAMILY_DIFFERS, {})
+        if _namesake(mention, only):
+            # Maria Santos the friend in Manila, Maria Santos the cardiologist in Lisbon.
+            return make_verdict(HOLD, exact, f"exact-{ROLE_DIFFERS}", {only.id: 1.0})
     if exact:
         action = MERGE if len(exact) == 1 else HOLD
         rule = "exact" if len(exact) == 1 else "exact-ambiguous"
@@ -520,9 +524,37 @@ def _unless_roles_differ(
         and not family_roles(target.roles)
         and any(target.properties.get(key) for key in ROLE_KEYS)
     )
-    if not tradesman and not roles_differ(mention.properties, target.properties):
+    if not tradesman and not said_otherwise(mention, target):
         return verdict
     return make_verdict(HOLD, [target.id], f"{verdict.rule}-{ROLE_DIFFERS}", dict(verdict.scores))
+
+
+def _namesake(mention: Mention, node: StoredNode) -> bool:
+    """Whether a full name said again may be a namesake: another relation to the user and
+    another role or city too (Zhang Wei the colleague in Shanghai, Zhang Wei the classmate
+    in Beijing). One difference alone is the same person described anew (a colleague
+    promoted to boss, a friend who moved)."""
+    relation_changed = mention.roles and node.roles and not shares_role(mention.roles, node.roles)
+    return bool(
+        relation_changed
+        and (
+            roles_differ(mention.properties, node.properties)
+            or said_elsewhere(mention.properties, node.properties)
+        )
+    )
+
+
+def said_otherwise(mention: Mention, target: StoredNode) -> bool:
+    """Whether what the user says of a person now differs from what the graph knows of the
+    person a name reaches, without contradicting it: a role that shares no word ("the
+    plumber" / "software engineer"), another relation to the user (a colleague, stored as a
+    friend: a friend may be a colleague, or another person of the name). Each is a question,
+    never a merge on a name alone. Another city alone is not: people move, and "my friend
+    Bill from Leeds" is the William the graph placed in York (the write-path fixture)."""
+    relation_changed = (
+        mention.roles and target.roles and not shares_role(mention.roles, target.roles)
+    )
+    return bool(relation_changed or roles_differ(mention.properties, target.properties))
 
 
 def band_llm_confidence(conf: float) -> str:

@@ -118,3 +118,55 @@ def test_a_related_name_is_not_a_romanisation():
 )
 def test_pet_forms_of_more_languages_reach_the_full_name(said, stored):
     assert decide(said, [node(1, stored, "friend")], roles=("friend",))[:2] == ("merge", 1)
+
+
+# --- what is said now differs from what is stored ---------------------------------------------
+
+
+def decide_said(name, stored, roles=(), **properties):
+    mention = Mention(roles=frozenset(roles), properties=properties)
+    verdict = decide_merge(name, "PERSON", stored, mention=mention)
+    return verdict.action, verdict.target, verdict.rule
+
+
+def test_a_first_name_said_with_another_relation_is_asked():
+    stored = [node(1, "Baraka Otieno", "friend")]
+    action, _, rule = decide_said("Baraka", stored, roles=("colleague",))
+    assert action == "hold"
+    assert rule.endswith("role-differs")
+    assert decide_said("Baraka", stored, roles=("friend",))[:2] == ("merge", 1)
+
+
+def test_a_first_name_said_in_another_city_alone_still_merges():
+    # People move: another city alone is no question (a full name with another relation
+    # too is, below).
+    stored = [node(1, "Tomás Herrera", "friend", city="Bogotá")]
+    assert decide_said("Tomás", stored, roles=("friend",), city="Medellín")[:2] == ("merge", 1)
+
+
+def test_a_full_name_with_another_relation_and_another_role_is_a_possible_namesake():
+    stored = [node(1, "Maria Santos", "friend", city="Manila")]
+    action, _, rule = decide_said(
+        "Maria Santos", stored, roles=("doctor",), role="cardiologist", city="Lisbon"
+    )
+    assert (action, rule) == ("hold", "exact-role-differs")
+
+
+def test_a_full_name_with_only_its_relation_changed_is_the_same_person():
+    # A colleague promoted to boss: one difference is the person described anew.
+    stored = [node(1, "Oscar Lindberg", "colleague", role="engineer")]
+    assert decide_said("Oscar Lindberg", stored, roles=("boss",), role="engineer")[:2] == (
+        "merge",
+        1,
+    )
+    assert decide_said("Oscar Lindberg", stored, roles=("boss",))[:2] == ("merge", 1)
+
+
+def test_a_full_name_with_another_relation_in_another_city_is_a_possible_namesake():
+    stored = [node(1, "Zhang Wei", "colleague", city="Shanghai")]
+    action, _, rule = decide_said("Zhang Wei", stored, roles=("friend",), city="Beijing")
+    assert (action, rule) == ("hold", "exact-role-differs")
+    assert decide_said("Zhang Wei", stored, roles=("friend",), city="Shanghai")[:2] == (
+        "merge",
+        1,
+    )
