@@ -263,12 +263,17 @@ def _pet_form(a: str, b: str) -> bool:
 
 def _pet_stems(pet: str) -> list[str]:
     """The clipped stems a pet form may be built on: the name without a diminutive ending,
-    three letters or more (Katie → kat, Mags → mag)."""
-    return [
-        pet[: -len(ending)]
-        for ending in _DIMINUTIVE_ENDINGS
-        if pet.endswith(ending) and len(pet) - len(ending) >= MIN_SHORT_FORM
-    ]
+    three letters or more (Katie → kat, Mags → mag) — and without the consonant a pet form
+    doubles before its ending (Nikki → nik, as Nikita's; Tammy → tam, as Tamara's)."""
+    stems = []
+    for ending in _DIMINUTIVE_ENDINGS:
+        stem = pet[: -len(ending)]
+        if not pet.endswith(ending) or len(stem) < MIN_SHORT_FORM:
+            continue
+        stems.append(stem)
+        if len(stem) > MIN_SHORT_FORM and stem[-1] == stem[-2] and stem[-1] not in _VOWELS:
+            stems.append(stem[:-1])
+    return stems
 
 
 def relate_first_names(a: str, b: str) -> str | None:

@@ -170,3 +170,16 @@ def test_a_full_name_with_another_relation_in_another_city_is_a_possible_namesak
         "merge",
         1,
     )
+
+
+# --- a pet form that doubles a consonant ------------------------------------------------------
+
+
+def test_a_pet_form_with_a_doubled_consonant_reaches_its_stem():
+    assert relate_first_names("nikki", "nikita") == PET_FORM
+
+
+def test_a_pet_form_of_two_stored_names_is_asked():
+    # Nikki is Nicole's (the table) and Nikita's (the doubled k): a question, not a pick.
+    stored = [node(1, "Nicole Baptiste", "colleague"), node(2, "Nikita Sharma", "colleague")]
+    assert decide("Nikki", stored, roles=("colleague",))[0] == "hold"
