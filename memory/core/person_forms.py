@@ -84,7 +84,13 @@ def middle_names(a: tuple[str, ...], b: tuple[str, ...]) -> str | None:
     if _GENERATIONS & {*short, *long}:
         return None
     rest = iter(long[1:])
-    return MIDDLE_NAME if all(word in rest for word in short[1:]) else None
+    if not all(word in rest for word in short[1:]):
+        return None
+    if len(long) == 3 and short[1:] == long[2:] and not is_given_name(long[1]):
+        # "Carmen García" / Carmen López García: of two surnames a person goes by the first
+        # (the father's); said by the second alone it may be another Carmen: asked.
+        return _VARIANT
+    return MIDDLE_NAME
 
 
 def swapped(a: tuple[str, ...], b: tuple[str, ...]) -> str | None:

@@ -183,3 +183,15 @@ def test_a_pet_form_of_two_stored_names_is_asked():
     # Nikki is Nicole's (the table) and Nikita's (the doubled k): a question, not a pick.
     stored = [node(1, "Nicole Baptiste", "colleague"), node(2, "Nikita Sharma", "colleague")]
     assert decide("Nikki", stored, roles=("colleague",))[0] == "hold"
+
+
+# --- a full name said by its second surname alone ----------------------------------------------
+
+
+def test_a_name_said_by_its_second_surname_alone_is_asked():
+    stored = [node(1, "Carmen López García", "colleague")]
+    assert decide("Carmen García", stored)[0] == "hold"
+    # By the first surname, as a person goes by it, it merges.
+    assert decide("Carmen López", stored)[:2] == ("merge", 1)
+    # A middle given name left out still merges.
+    assert decide("María García", [node(1, "María José García")])[:2] == ("merge", 1)
