@@ -35,6 +35,8 @@ from memory.core.person_forms import (
     SURNAME,
     SWAPPED,
     TRANSLITERATION,
+    by_initials,
+    by_syllable,
     middle_names,
     same_rest,
     surname_alone,
@@ -330,6 +332,8 @@ def person_verdict(
             parsed = parse_person(form)
             why = (
                 _person_match(inc, parsed)
+                or by_initials(new, form)
+                or by_syllable(new, form)
                 or across_scripts(new, form, _TITLE_WORDS)
                 or _family_role(inc, parsed, mention, node)
                 or None

@@ -17,6 +17,8 @@ from memory.core.first_names import is_given_name
 from memory.core.name_spelling import (
     has_transliterable_letters,
     is_latin_word,
+    name_parts,
+    name_words,
     transliteration_key,
 )
 from memory.core.words import word_zipf
@@ -27,6 +29,8 @@ __all__ = [
     "SURNAME",
     "SWAPPED",
     "TRANSLITERATION",
+    "by_initials",
+    "by_syllable",
     "middle_names",
     "same_rest",
     "surname_alone",
@@ -37,6 +41,7 @@ __all__ = [
 ]
 
 MIDDLE_NAME = "middle-name"
+FIRST_NAME = "first-name"
 SWAPPED = "swapped"
 SURNAME = "surname"
 TRANSLITERATION = "transliteration"
@@ -164,3 +169,56 @@ def surname_respelled(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
         tail += 1
     changed = {x[start : len(x) - tail], y[start : len(y) - tail]} - {""}
     return all(_VOWEL.fullmatch(c) for c in changed) and bool(_VOWEL.search(x[len(x) - tail :]))
+
+
+_VOWELS = frozenset("aeiouy")
+
+
+def _initials_said(norm: str) -> tuple[str, tuple[str, ...]] | None:
+    """The initials a name is said by, and the words after them: "A.J." → ("aj", ()), "T.J.
+    Miller" → ("tj", ("miller",)), "JP" → ("jp", ()) — two or three single letters, or one
+    word of two or three letters with no vowel (no given name is one)."""
+    tokens = [part for word in name_parts(norm) for part in word]
+    lead = 0
+    while lead < len(tokens) and len(tokens[lead]) == 1:
+        lead += 1
+    if 2 <= lead <= 3:
+        return "".join(tokens[:lead]), tuple(tokens[lead:])
+    if lead == 0 and tokens and 2 <= len(tokens[0]) <= 3 and is_latin_word(tokens[0]):
+        if not set(tokens[0]) & _VOWELS:
+            return tokens[0], tuple(tokens[1:])
+    return None
+
+
+def by_initials(said: str, full: str) -> str | None:
+    """A person called by the initials of their given names ("JP" / Jean-Pierre Lefebvre,
+    "A.J." / Alistair James Brennan, "T.J. Miller" / Thomas James Miller): the letters are
+    the first letters of every given name, a hyphenated one counting each part, and the
+    words after them, if any, end the full name — or, said alone, the first letters of all
+    its words ("AJ" / Anna Jones, "JFK"). → "first-name"."""
+    got = _initials_said(said)
+    if got is None:
+        return None
+    letters, rest = got
+    parts = name_parts(full)
+    if len(parts) < 2 or any(len("".join(word)) < 2 for word in parts):
+        return None
+    words = tuple("".join(word) for word in parts)
+    if rest and (len(words) <= len(rest) or words[-len(rest) :] != rest):
+        return None
+    given = parts[: -len(rest)] if rest else parts[:-1]
+    initials = "".join(part[0] for word in given for part in word)
+    if initials == letters:
+        return FIRST_NAME
+    # Or the first letters of all the words, surname included ("AJ" / Anna Jones, "JFK").
+    return FIRST_NAME if not rest and "".join(w[0] for w in words) == letters else None
+
+
+def by_syllable(said: str, full: str) -> str | None:
+    """Cantonese familiar address: "Ah" and one syllable of a hyphenated given name ("Ah
+    Ming" / Leung Ka-ming, "Ah Keung" / Chan Wing-keung). → "first-name"."""
+    words = name_words(said)
+    if len(words) != 2 or words[0] != "ah":
+        return None
+    syllables = {part for word in name_parts(full) if len(word) > 1 for part in word}
+    return FIRST_NAME if words[1] in syllables else None

@@ -195,3 +195,34 @@ def test_a_name_said_by_its_second_surname_alone_is_asked():
     assert decide("Carmen López", stored)[:2] == ("merge", 1)
     # A middle given name left out still merges.
     assert decide("María García", [node(1, "María José García")])[:2] == ("merge", 1)
+
+
+# --- initials and a Cantonese syllable ----------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("said", "full"),
+    [
+        ("JP", "Jean-Pierre Lefebvre"),  # each part of a hyphenated given name
+        ("A.J.", "Alistair James Brennan"),
+        ("T.J. Miller", "Thomas James Miller"),  # initials with the surname
+    ],
+)
+def test_a_person_called_by_the_initials_of_their_given_names(said, full):
+    assert decide(said, [node(1, full), node(2, "Maya Osei")])[:2] == ("merge", 1)
+
+
+def test_initials_that_fit_two_people_are_asked_and_a_vowel_makes_a_name():
+    # Initials are also the first letters of a whole name (AJ for Anna Jones).
+    stored = [node(1, "Anna Jones"), node(2, "Andrew James Brennan")]
+    assert decide("A.J.", stored)[0] == "hold"
+    assert decide("JP", [node(1, "Jean-Pierre Lefebvre"), node(2, "Jordan Price")])[0] == "hold"
+    # "Al" has a vowel: a given name, not initials — Alan by the nickname table, not A. L.
+    assert decide("Al", [node(1, "Andrew Lee")])[0] == "new"
+
+
+def test_ah_and_a_syllable_of_the_given_name_is_the_person():
+    stored = [node(1, "Leung Ka-ming"), node(2, "Chan Wing-keung")]
+    assert decide("Ah Ming", stored)[:2] == ("merge", 1)
+    assert decide("Ah Keung", stored)[:2] == ("merge", 2)
+    assert decide("Ah Ming", [node(1, "Ming Li")])[0] == "new"
