@@ -530,17 +530,15 @@ def _unless_roles_differ(
 
 
 def _namesake(mention: Mention, node: StoredNode) -> bool:
-    """Whether a full name said again may be a namesake: another relation to the user and
-    another role or city too (Zhang Wei the colleague in Shanghai, Zhang Wei the classmate
-    in Beijing). One difference alone is the same person described anew (a colleague
-    promoted to boss, a friend who moved)."""
+    """Whether a full name said again may be a namesake: another relation to the user,
+    another role and another city, all three (Maria Santos the friend in Manila, Maria
+    Santos the cardiologist in Lisbon). Fewer differences are the same person described
+    anew: a colleague promoted to team lead, a neighbour who moved and stayed a friend."""
     relation_changed = mention.roles and node.roles and not shares_role(mention.roles, node.roles)
     return bool(
         relation_changed
-        and (
-            roles_differ(mention.properties, node.properties)
-            or said_elsewhere(mention.properties, node.properties)
-        )
+        and roles_differ(mention.properties, node.properties)
+        and said_elsewhere(mention.properties, node.properties)
     )
 
 
