@@ -65,10 +65,10 @@ KINSHIP_WORDS: Mapping[str, frozenset[str]] = {
     # (Lola, Saba, Dadi and Nan are, and stay names): Hindi and Urdu (Maa, Ammi, Abbu,
     # Pitaji; Nani, Dadu), Korean (Eomma), German (Mutti, Vati), Polish (Tata, Babcia,
     # Dziadek), Spanish, Italian, Russian, Hebrew, Greek, Yiddish, Filipino. Dada is a father
-    # in many languages and a (paternal) grandfather in Hindi.
+    # in many languages, a (paternal) grandfather in Hindi and an elder brother in Bengali.
     **dict.fromkeys(("maa", "ammi", "umma", "eomma", "mutti"), _MOTHER),
     **dict.fromkeys(("abbu", "pitaji", "vati", "tata"), _FATHER),
-    "dada": _FATHER | _GRANDFATHER,
+    "dada": _FATHER | _GRANDFATHER | frozenset({"brother"}),
     **dict.fromkeys(
         (
             *("nonna", "abuela", "abuelita", "babcia", "babushka", "savta", "nani"),

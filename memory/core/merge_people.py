@@ -15,7 +15,7 @@ from collections.abc import Iterable, Sequence
 from rapidfuzz.distance import Levenshtein
 
 from memory.core.first_names import is_given_name
-from memory.core.merge_properties import ROLE_KEYS
+from memory.core.merge_properties import ROLE_KEYS, said_elsewhere
 from memory.core.merge_types import (
     HOLD,
     MERGE,
@@ -122,7 +122,7 @@ def _person_match(inc: PersonName, form: PersonName) -> str | None:
       ("swapped").
     """
     a, b = _without_patronymic(inc.words), form.words
-    if not a or not b:
+    if not a or not b or _patronymics_differ(inc.words, b):
         return None
     if a == b:
         return "title" if inc.title != form.title else SPELLING
@@ -175,6 +175,14 @@ def _without_patronymic(words: tuple[str, ...]) -> tuple[str, ...]:
     if len(words) == 2 and _PATRONYMIC.search(words[1]) and not _PATRONYMIC.search(words[0]):
         return words[:1]
     return words
+
+
+def _patronymics_differ(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
+    """Two names of one first name with two fathers' names ("Anna Ivanovna", Anna Petrovna
+    Smirnova): the daughters of two men, two people."""
+    pa = [w for w in a[1:] if _PATRONYMIC.search(w)]
+    pb = [w for w in b[1:] if _PATRONYMIC.search(w)]
+    return bool(pa and pb and pa[0] != pb[0])
 
 
 def _surname_of(word: str, full: tuple[str, ...]) -> bool:
@@ -296,10 +304,13 @@ def different_people(inc: PersonName, form: PersonName, threshold: float) -> boo
 def _reading(inc: PersonName, form: PersonName) -> bool:
     """Whether a stored name is a plausible reading of the incoming one under the loosest
     rules (``person_names.loosely_related`` on the first names, the rest of the words not
-    in conflict). Titles are about surnames and are left to the title rule."""
+    in conflict; a lone word that is the stored name's surname). Titles are about surnames
+    and are left to the title rule."""
     a, b = inc.words, form.words
     if not a or not b or inc.title or form.title:
         return False
+    if len(a) == 1 and len(b) > 1 and b[-1] == a[0]:
+        return True  # "Kim": Kim Nguyen's first name, or Daniel Kim's surname
     if len(a) > 1 and len(b) > 1 and a[1:] != b[1:]:
         return False
     return loosely_related(a[0], b[0])
@@ -358,7 +369,10 @@ def person_verdict(
     scores = {i: (1.0 if found[i] != SPELLING else best_similarity(new, by_id[i])) for i in fitting}
     if len(found) > 1:
         picked = _picked_by_role(found, fitting, by_id, mention)
-        if picked is not None:
+        # Unless what was said places the person elsewhere than the one the relation picks
+        # (Lars the colleague, in Oslo; the colleague Lars lives in Gothenburg, the friend
+        # Lars in Oslo): the relation and the city point two ways, asked.
+        if picked is not None and not said_elsewhere(mention.properties, by_id[picked].properties):
             return make_verdict(MERGE, [picked], found[picked] + BY_ROLE, {picked: scores[picked]})
         picked = _picked_by_title(inc, found, fitting, by_id) or _picked_by_gender(
             inc, inc_gender, found, fitting, by_id

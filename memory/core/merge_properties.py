@@ -17,7 +17,8 @@ from collections.abc import Mapping
 
 from memory.core.merge_places import is_acronym_of
 from memory.core.name_spelling import fold_accents
-from memory.core.place_names import country_iso
+from memory.core.person_roles import ADMIRED
+from memory.core.place_names import country_iso, state_country
 from memory.core.words import STOP_WORDS
 
 __all__ = [
@@ -40,7 +41,7 @@ ROLE_DIFFERS = "role-differs"
 _LOCATION_KEYS = ("city", "state", "province", "county", "region", "country")
 IDENTIFYING_KEYS: Mapping[str, tuple[str, ...]] = {
     "PLACE": (*_LOCATION_KEYS, "type"),
-    "ORG": _LOCATION_KEYS,
+    "ORG": (*_LOCATION_KEYS, "type"),
     "OTHER": ("species", "type"),
     "THING": ("species", "type"),
     "EVENT": ("year",),
@@ -73,6 +74,18 @@ _THING_TYPES = {
     "vehicle": "car truck pickup van motorcycle motorbike bike bicycle scooter boat",
     "building": "house flat apartment cottage cabin",
 }
+# Kinds of organisation that one name cannot be at once (St. Mary's the school, St. Mary's
+# Hospital). A university and a college, a company and a firm, are left in one class.
+_ORG_TYPES = {
+    "school": "school kindergarten preschool nursery elementary primary secondary academy",
+    "university": "university college",
+    "hospital": "hospital clinic",
+    "bank": "bank",
+    "worship": "church parish cathedral chapel mosque synagogue temple gurdwara",
+    "eatery": "restaurant cafe bar pub bakery diner",
+    "shop": "shop store supermarket boutique",
+    "team": "team club league",
+}
 _PLACE_TYPES = {
     "settlement": "city town village hamlet suburb neighbourhood neighborhood district borough",
     "country": "country nation",
@@ -96,6 +109,7 @@ def _classes(table: Mapping[str, str]) -> dict[str, str]:
 _SPECIES_CLASS = _classes(_SPECIES)
 _PLACE_TYPE_CLASS = _classes(_PLACE_TYPES)
 _THING_TYPE_CLASS = _classes(_THING_TYPES)
+_ORG_TYPE_CLASS = _classes(_ORG_TYPES)
 _COUNTRY_GROUP = {word: i for i, words in enumerate(_SAME_COUNTRY) for word in words.split()}
 
 
@@ -143,7 +157,7 @@ def _values_differ(kind: str, key: str, a: object, b: object) -> bool:
         ca, cb = _class_of(_words(a), _SPECIES_CLASS), _class_of(_words(b), _SPECIES_CLASS)
         return ca is not None and cb is not None and ca != cb
     if key == "type":
-        classes = _PLACE_TYPE_CLASS if kind == "PLACE" else _THING_TYPE_CLASS
+        classes = {"PLACE": _PLACE_TYPE_CLASS, "ORG": _ORG_TYPE_CLASS}.get(kind, _THING_TYPE_CLASS)
         ca, cb = _class_of(_words(a), classes), _class_of(_words(b), classes)
         return ca is not None and cb is not None and ca != cb
     if key == "country":
@@ -164,9 +178,21 @@ def properties_differ(kind: str, said: Mapping[str, object], stored: Mapping[str
     two places ("London" / "Chicago", "UK" / "USA", "New Zealand" / "Ghana")."""
     kind = kind.strip().upper()
     keys = IDENTIFYING_KEYS.get(kind, ())
-    return any(
-        k in said and k in stored and _values_differ(kind, k, said[k], stored[k]) for k in keys
-    )
+    if any(k in said and k in stored and _values_differ(kind, k, said[k], stored[k]) for k in keys):
+        return True
+    if "country" not in keys:
+        return False
+    # A US state on one side, a country on the other ("St. Pete" in Florida, St. Petersburg
+    # in Russia): the state's country is compared.
+    a, b = _country_said(said), _country_said(stored)
+    return a is not None and b is not None and a != b
+
+
+def _country_said(properties: Mapping[str, object]) -> str | None:
+    country, state = properties.get("country"), properties.get("state")
+    if isinstance(country, str) and country.strip():
+        return country_iso(country)
+    return state_country(state) if isinstance(state, str) else None
 
 
 def states_region(properties: Mapping[str, object]) -> bool:
@@ -220,7 +246,7 @@ def what_it_is(kind: str, properties: Mapping[str, object], roles: frozenset[str
     so a PERSON with no relation is unknown (Biscuit the dog, later said as a PERSON)."""
     if properties.get("species") or "pet" in roles:
         return "animal"
-    if roles - {"pet"}:
+    if roles - {"pet", ADMIRED}:
         return "person"
     if kind.strip().upper() in _SUBJECT_KINDS:
         return "subject"

@@ -50,7 +50,13 @@ from memory.core.merge_types import (
 )
 from memory.core.name_spelling import spelling_keys
 from memory.core.person_names import SPELLING, contradicts, parse_person
-from memory.core.person_roles import PEOPLE_ROLES, PET, family_roles, shares_role
+from memory.core.person_roles import (
+    PEOPLE_ROLES,
+    PET,
+    family_roles,
+    public_and_personal,
+    shares_role,
+)
 from memory.core.place_names import country_iso, country_key, same_city, shared_city_countries
 from memory.core.words import STOP_WORDS, word_zipf
 
@@ -91,6 +97,7 @@ NAMED_PLACE_KINDS = frozenset({"ORG", "PLACE"})
 COMMON_WORD_ZIPF = 3.0
 # One name, two people the user's family relations tell apart (a father and his son).
 FAMILY_DIFFERS = "family-differs"
+PUBLIC_DIFFERS = "public-differs"
 # A known referent named by a description ("my sister", "the church"): ``descriptions``.
 DESCRIPTION = "description"
 # Kinds a description reaches besides people: concepts and preferences have no referent
@@ -344,6 +351,10 @@ def decide_merge(
             # Marco Bianchi the user's son, named after Marco Bianchi the user's father: one
             # name, two people. The Write names the second "Marco Bianchi (2)" (SPEC §4).
             return MergeVerdict(NEW, None, (), FAMILY_DIFFERS, {})
+        if public_and_personal(mention.roles, only.roles):
+            # Michael Jordan the athlete the user likes, Michael Jordan the college roommate:
+            # one name, two people ("Michael Jordan (2)").
+            return MergeVerdict(NEW, None, (), PUBLIC_DIFFERS, {})
         if _namesake(mention, only):
             # Maria Santos the friend in Manila, Maria Santos the cardiologist in Lisbon.
             return make_verdict(HOLD, exact, f"exact-{ROLE_DIFFERS}", {only.id: 1.0})

