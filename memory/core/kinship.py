@@ -53,6 +53,9 @@ KINSHIP_WORDS: Mapping[str, frozenset[str]] = {
         _MOTHER,
     ),
     **dict.fromkeys(("dad", "daddy", "father", "appa", "abba"), _FATHER),
+    # Siblings are called so too: "Sis", "Bro".
+    "sis": frozenset({"sister"}),
+    "bro": frozenset({"brother"}),
     # Papa is a father, and a grandfather in many families; Baba a father in Arabic,
     # Persian, Turkish and Chinese, a grandmother in Slavic languages; Nana a grandmother in
     # English, a (maternal) grandfather in Hindi and Urdu.

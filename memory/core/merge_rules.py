@@ -17,7 +17,7 @@ from memory.core.cleaning import SELF_PLACEHOLDERS, normalise_name
 from memory.core.clipped_names import CLIPPED, clipped
 from memory.core.descriptions import description_words, fits_description
 from memory.core.first_names import name_group
-from memory.core.kinship import people_verdict
+from memory.core.kinship import KINSHIP_WORDS, people_verdict
 from memory.core.merge_orgs import LEGAL_FORM, org_core_words, same_company
 from memory.core.merge_people import (
     different_people,
@@ -55,6 +55,7 @@ from memory.core.person_roles import (
     PET,
     family_roles,
     public_and_personal,
+    role_word,
     shares_role,
 )
 from memory.core.place_names import country_iso, country_key, same_city, shared_city_countries
@@ -484,11 +485,19 @@ def _description_verdict(
     kind that fits the description → merge ("description"), several → hold, none → None
     (the other rules go on: "my dad" is the kinship rule's)."""
     if kind == "PERSON":
-        role = described[0] if len(described) == 1 else ""
+        word = described[0] if len(described) == 1 else ""
+        # "My husband" is a partner; "my dad" is left to the kinship rule.
+        role = word if word in KINSHIP_WORDS else role_word(word)
         if role not in PEOPLE_ROLES:
             return None
         wanted = frozenset({role}) | mention.roles
-        fitting = [n.id for n in same_kind if not n.is_self and shares_role(wanted, n.roles)]
+        # The relation the user has to them, or the role said of them ("my therapist":
+        # Amanda Rhodes, the user's doctor, whose role is therapist).
+        fitting = [
+            n.id
+            for n in same_kind
+            if not n.is_self and (shares_role(wanted, n.roles) or _role_said(word, n.properties))
+        ]
     elif kind in DESCRIBED_KINDS:
         fitting = [
             n.id
@@ -498,6 +507,13 @@ def _description_verdict(
     else:
         return None
     return _one_or_several(fitting, DESCRIPTION) if fitting else None
+
+
+def _role_said(word: str, properties: Mapping[str, object]) -> bool:
+    return any(
+        isinstance(properties.get(key), str) and word in properties[key].lower().split()
+        for key in ROLE_KEYS
+    )
 
 
 def _elsewhere(new: str, node: StoredNode, mention: Mention) -> bool:

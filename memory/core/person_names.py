@@ -296,7 +296,9 @@ def relate_first_names(a: str, b: str) -> str | None:
         # length or first sound — and whatever gender English lists give the pet form, for
         # the table says whose it is (Sasha is Aleksandr's and Aleksandra's).
         return NICKNAME
-    if (a in name_group(b) or b in name_group(a)) and not genders_differ(a, b):
+    if (a in name_group(b) or b in name_group(a)) and (
+        not genders_differ(a, b) or _listed_diminutive(a, b)
+    ):
         if len(a) != len(b):
             # A nickname that begins with another sound is a shorter form of the name (Bill,
             # Beth, Peggy) or a pet form (Bobby, Teddy); two names of as many syllables that
@@ -320,6 +322,15 @@ def relate_first_names(a: str, b: str) -> str | None:
     if _pet_form(a, b) or _suffixed_diminutive(a, b):
         return PET_FORM
     return None
+
+
+def _listed_diminutive(a: str, b: str) -> bool:
+    """Whether the table lists the shorter name as a diminutive of the longer one (Vinnie
+    for Vincent, Frankie for Frank): the lists give many such diminutives to girls too, which
+    makes them no other person's name. Full forms of the other gender (Louise for Louis) end
+    otherwise and stay vetoed."""
+    short, long = sorted((a, b), key=len)
+    return short.endswith(_PET_ENDINGS) and short in nicknamer().nicknames_of(long)
 
 
 # Diminutive suffixes of the Romance languages, put on the whole name rather than a clipped

@@ -22,6 +22,7 @@ __all__ = [
     "family_roles",
     "gender_of",
     "public_and_personal",
+    "role_word",
     "roles_from_relations",
     "same_close_family",
     "shares_role",
@@ -279,6 +280,12 @@ def _role(label: str, *, towards_self: bool) -> str | None:
         word = word.removeprefix(prefix)
     word = _SYNONYMS.get(word, word)
     return word if word in _KIN | _PARTNER | _SOCIAL | _PET else None
+
+
+def role_word(word: str) -> str:
+    """A word for a person's role as the roles are named ("husband" → "partner_m", "mum" →
+    "mother", "coworker" → "colleague")."""
+    return _SYNONYMS.get(word, word)
 
 
 def roles_from_relations(relations: Iterable[tuple[str, bool]]) -> frozenset[str]:

@@ -292,3 +292,37 @@ def test_a_us_state_is_compared_with_a_stated_country():
     assert not properties_differ("PLACE", {"state": "FL"}, {"country": "USA"})
     assert not properties_differ("PLACE", {"state": "Bavaria"}, {"country": "Germany"})
     assert not properties_differ("PERSON", {"state": "Florida"}, {"country": "Russia"})
+
+
+@pytest.mark.parametrize(
+    ("said", "stored", "roles"),
+    [
+        ("Sis", node(1, "Chloe Bennett", "sister"), ()),
+        ("Bro", node(1, "Ryan Bennett", "brother"), ()),
+        ("my husband", node(1, "David Liu", "partner_m"), ("partner_m",)),
+    ],
+)
+def test_sibling_and_partner_words_reach_the_one_so_related(said, stored, roles):
+    others = [node(2, "Mei Liu", "daughter")]
+    assert decide(said, [stored, *others], roles=roles)[:2] == ("merge", 1)
+
+
+def test_a_role_said_of_a_person_fits_a_description():
+    stored = [
+        node(1, "Amanda Rhodes", "doctor", role="therapist"),
+        node(2, "Susan Kim", "doctor", role="family physician"),
+    ]
+    assert decide_said("my therapist", stored, role="therapist")[:2] == ("merge", 1)
+    assert decide_said("my doctor", stored)[0] == "hold"
+
+
+def test_a_diminutive_the_table_lists_is_not_vetoed_by_the_gender_lists():
+    assert relate_first_names("vinnie", "vincent") == "nickname"
+    assert relate_first_names("louise", "louis") is None  # a full form of the other gender
+
+
+@pytest.mark.parametrize(
+    ("a", "b"), [("caitlin", "katelyn"), ("geoff", "jeff"), ("shawn", "sean"), ("karl", "carl")]
+)
+def test_english_spellings_of_one_sound_are_a_spelling(a, b):
+    assert relate_first_names(a, b) == "spelling"
