@@ -55,6 +55,7 @@ KINSHIP_WORDS: Mapping[str, frozenset[str]] = {
     **dict.fromkeys(("dad", "daddy", "father", "appa", "abba"), _FATHER),
     # Siblings are called so too: "Sis", "Bro".
     "sis": frozenset({"sister"}),
+    "mamie": _GRANDMOTHER,  # French
     "bro": frozenset({"brother"}),
     # Papa is a father, and a grandfather in many families; Baba a father in Arabic,
     # Persian, Turkish and Chinese, a grandmother in Slavic languages; Nana a grandmother in
@@ -92,6 +93,9 @@ KINSHIP_WORDS: Mapping[str, frozenset[str]] = {
 KIN_TITLES: Mapping[str, str] = {
     **dict.fromkeys(("aunt", "auntie", "aunty", "tia", "tita", "tante", "zia"), "aunt"),
     **dict.fromkeys(("uncle", "tio", "tito", "onkel", "zio"), "uncle"),
+    # Persian: a mother's sister, a father's sister; a father's brother, a mother's brother.
+    **dict.fromkeys(("khaleh", "ammeh"), "aunt"),
+    **dict.fromkeys(("amoo", "amu", "dayi"), "uncle"),
     "cousin": "cousin",
     **dict.fromkeys(
         (
@@ -113,6 +117,9 @@ KIN_TITLES: Mapping[str, str] = {
 KIN_SUFFIXES: Mapping[str, str] = {
     **dict.fromkeys(("aunty", "auntie", "mami", "chachi", "masi", "mausi"), "aunt"),
     **dict.fromkeys(("uncle", "mama", "chacha", "mamu"), "uncle"),
+    # Turkish puts them after the name too (Ayşe Teyze, Ahmet Amca, Mustafa Dayı).
+    "teyze": "aunt",
+    **dict.fromkeys(("amca", "dayi"), "uncle"),
 }
 # One each: a full name said as the user's mother (father) is the node named "Mom" ("Dad").
 _ONE_EACH = frozenset({"mother", "father"})

@@ -142,6 +142,11 @@ def parse_person(norm: str) -> PersonName:
     if not title and len(words) >= 2 and words[-1] in POST_TITLES:
         # "Watanabe Sensei": an honorific after the name, read as a title before it.
         return PersonName(words[-1], tuple(words[:-1]), tuple(words[:-1]))
+    if not title and len(parts) == len(words) and len(parts[-1]) == 2:
+        name, honorific = parts[-1]
+        if honorific in POST_TITLES:  # "Sharma-ji": the honorific joined by a hyphen
+            rest = (*words[:-1], name)
+            return PersonName(honorific, rest, rest)
     start = 1 if title else 0
     split = tuple(words[start:])
     if len(parts) == len(words):  # one part per word: the hyphens can be told apart

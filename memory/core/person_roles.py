@@ -70,6 +70,17 @@ TITLES: Mapping[str, str] = {
     "doctor": "",
     "prof": "",
     "professor": "",
+    # Doctor in Spanish, Portuguese and Italian; an elder in Swahili; an elder sister or
+    # brother, said to anyone a little older, in Filipino (Ate Tina, Kuya Jun): forms of
+    # address, not kinship.
+    "doctora": "f",
+    "doutor": "m",
+    "doutora": "f",
+    "dottore": "m",
+    "dottoressa": "f",
+    "mzee": "m",
+    "ate": "f",
+    "kuya": "m",
     # How children, players and congregations address someone, before the surname.
     "coach": "",
     "pastor": "",
@@ -180,6 +191,9 @@ _PET = frozenset({PET})
 # Honorifics said after a name ("Watanabe Sensei", "Jihoon hyung", "Sharma ji"): titles too.
 POST_TITLES = frozenset(
     {"sensei", "san", "sama", "kun", "chan", "hyung", "oppa", "noona", "unnie", "sunbae", "ji"}
+    # Turkish (Mehmet Bey, Ayşe Hanım, Ayşe Abla, Ali Abi), Persian and Urdu (Reza Agha,
+    # Maryam Khanum, Imran Sahib).
+    | {"bey", "hanim", "abla", "abi", "efendi", "agha", "khanum", "khanom", "sahib", "saheb"}
 )
 _PEOPLE = _KIN | _PARTNER | _SOCIAL
 # The roles a person can be named by ("my sister", "my boss"): ``descriptions``.

@@ -326,3 +326,23 @@ def test_a_diminutive_the_table_lists_is_not_vetoed_by_the_gender_lists():
 )
 def test_english_spellings_of_one_sound_are_a_spelling(a, b):
     assert relate_first_names(a, b) == "spelling"
+
+
+@pytest.mark.parametrize(
+    ("said", "stored"),
+    [
+        ("Mehmet Bey", node(1, "Mehmet Yılmaz")),  # Turkish honorifics after the name
+        ("Ayşe Abla", node(1, "Ayşe Demir")),
+        ("Sharma-ji", node(1, "Rajesh Sharma")),  # joined by a hyphen
+        ("Doctora Ramírez", node(1, "Patricia Ramírez")),
+        ("Mzee Juma", node(1, "Juma Mwangi")),
+        ("Khaleh Maryam", node(1, "Maryam Karimi", "aunt")),  # Persian kinship title
+        ("Mamie", node(1, "Odette Girard", "grandmother")),  # French, said alone
+    ],
+)
+def test_forms_of_address_of_more_languages(said, stored):
+    assert decide(said, [stored, node(2, "Chloe Martin")])[:2] == ("merge", 1)
+
+
+def test_a_persian_aunt_title_is_no_sister():
+    assert decide("Khaleh Maryam", [node(1, "Maryam Karimi", "sister")])[0] == "new"
