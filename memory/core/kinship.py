@@ -95,6 +95,8 @@ KIN_TITLES: Mapping[str, str] = {
     **dict.fromkeys(("uncle", "tio", "tito", "onkel", "zio"), "uncle"),
     # Persian: a mother's sister, a father's sister; a father's brother, a mother's brother.
     **dict.fromkeys(("khaleh", "ammeh"), "aunt"),
+    # Portuguese vô and vó (grandfather, grandmother), one word once the accents are folded.
+    **dict.fromkeys(("vo", "vovo"), "grandparent"),
     **dict.fromkeys(("amoo", "amu", "dayi"), "uncle"),
     "cousin": "cousin",
     **dict.fromkeys(

@@ -9,7 +9,6 @@ names are in ``person_names``, ``first_names`` and ``person_roles``; this module
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Sequence
 
 from rapidfuzz.distance import Levenshtein
@@ -32,11 +31,14 @@ from memory.core.name_spelling import is_latin_word
 from memory.core.person_forms import (
     FAMILY_ROLE,
     MIDDLE_NAME,
+    PATRONYMIC,
     SURNAME,
     SWAPPED,
     TRANSLITERATION,
     by_initials,
+    by_junior,
     by_syllable,
+    gendered_surname,
     middle_names,
     same_rest,
     surname_alone,
@@ -157,7 +159,7 @@ def _person_match(inc: PersonName, form: PersonName) -> str | None:
         return "first-name" if why == "nickname" else why
     if same_rest(a, b):
         return SPELLING if a[0] == b[0] else _full_first_names(a[0], b[0])
-    if surname_respelled(a, b):
+    if surname_respelled(a, b) or gendered_surname(a, b):
         return SPELLING
     found = middle_names(a, b) or swapped(a, b)
     if found is None and (inc.split, form.split) != (a, b):
@@ -165,14 +167,13 @@ def _person_match(inc: PersonName, form: PersonName) -> str | None:
     return found
 
 
-# The endings of an East Slavic patronymic ("Olga Ivanovna", "Pyotr Ilyich"): said after the
-# first name, as people address someone politely, it is no surname.
-_PATRONYMIC = re.compile(r"(ovna|evna|yevna|ivna|ichna|ovich|evich|yevich|ovych|ilyich)$")
+# A patronymic (``person_forms.PATRONYMIC``: "Olga Ivanovna", "Pyotr Ilyich") said after the
+# first name, as people address someone politely, is no surname.
 
 
 def _without_patronymic(words: tuple[str, ...]) -> tuple[str, ...]:
     """ "olga ivanovna" → ("olga",): the name and patronymic are the first name's to match."""
-    if len(words) == 2 and _PATRONYMIC.search(words[1]) and not _PATRONYMIC.search(words[0]):
+    if len(words) == 2 and PATRONYMIC.search(words[1]) and not PATRONYMIC.search(words[0]):
         return words[:1]
     return words
 
@@ -180,8 +181,8 @@ def _without_patronymic(words: tuple[str, ...]) -> tuple[str, ...]:
 def _patronymics_differ(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
     """Two names of one first name with two fathers' names ("Anna Ivanovna", Anna Petrovna
     Smirnova): the daughters of two men, two people."""
-    pa = [w for w in a[1:] if _PATRONYMIC.search(w)]
-    pb = [w for w in b[1:] if _PATRONYMIC.search(w)]
+    pa = [w for w in a[1:] if PATRONYMIC.search(w)]
+    pb = [w for w in b[1:] if PATRONYMIC.search(w)]
     return bool(pa and pb and pa[0] != pb[0])
 
 
@@ -345,6 +346,7 @@ def person_verdict(
                 _person_match(inc, parsed)
                 or by_initials(new, form)
                 or by_syllable(new, form)
+                or by_junior(new, form)
                 or across_scripts(new, form, _TITLE_WORDS)
                 or _family_role(inc, parsed, mention, node)
                 or None

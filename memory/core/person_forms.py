@@ -26,11 +26,14 @@ from memory.core.words import word_zipf
 __all__ = [
     "FAMILY_ROLE",
     "MIDDLE_NAME",
+    "PATRONYMIC",
     "SURNAME",
     "SWAPPED",
     "TRANSLITERATION",
     "by_initials",
+    "by_junior",
     "by_syllable",
+    "gendered_surname",
     "middle_names",
     "same_rest",
     "surname_alone",
@@ -41,6 +44,8 @@ __all__ = [
 ]
 
 MIDDLE_NAME = "middle-name"
+# The endings of an East Slavic patronymic ("Olga Ivanovna", "Pyotr Ilyich").
+PATRONYMIC = re.compile(r"(ovna|evna|yevna|ivna|ichna|ovich|evich|yevich|ovych|ilyich)$")
 FIRST_NAME = "first-name"
 SWAPPED = "swapped"
 SURNAME = "surname"
@@ -91,7 +96,12 @@ def middle_names(a: tuple[str, ...], b: tuple[str, ...]) -> str | None:
     rest = iter(long[1:])
     if not all(word in rest for word in short[1:]):
         return None
-    if len(long) == 3 and short[1:] == long[2:] and not is_given_name(long[1]):
+    if (
+        len(long) == 3
+        and short[1:] == long[2:]
+        and not is_given_name(long[1])
+        and not PATRONYMIC.search(long[1])
+    ):
         # "Carmen García" / Carmen López García: of two surnames a person goes by the first
         # (the father's); said by the second alone it may be another Carmen: asked.
         return _VARIANT
@@ -222,3 +232,39 @@ def by_syllable(said: str, full: str) -> str | None:
         return None
     syllables = {part for word in name_parts(full) if len(word) > 1 for part in word}
     return FIRST_NAME if words[1] in syllables else None
+
+
+_JUNIOR = frozenset({"jun", "junjun", "junior", "jr"})
+
+
+def by_junior(said: str, full: str) -> str | None:
+    """A junior called "Jun", "Jun-Jun" or "Junior", as Filipino and American families call
+    the son who bears his father's name: a full name ending in Jr. or Junior. → "first-name"."""
+    if "".join(name_words(said)) not in _JUNIOR:
+        return None
+    words = name_words(full)
+    return FIRST_NAME if len(words) >= 2 and words[-1] in {"jr", "junior"} else None
+
+
+def gendered_surname(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
+    """Two full names of one first name whose surnames are one Slavic surname in its
+    masculine and feminine forms, as a woman's is often said or typed in its base form
+    ("Jana Novak" / Jana Nováková, "Olga Smirnov" / Olga Smirnova, "Anna Kowalski" / Anna
+    Kowalska, "Jana Novotny" / Jana Novotná)."""
+    if len(a) != len(b) or len(a) < 2 or a[:-1] != b[:-1]:
+        return False
+    short, long = sorted((a[-1], b[-1]), key=len)
+    if len(short) < 4 or not is_latin_word(short) or not is_latin_word(long):
+        return False
+    if long == short + "ova":
+        return True  # Czech and Slovak -ová (Novák / Nováková)
+    if long == short + "a" and short.endswith(("ov", "ev", "in", "yn")):
+        return True
+    if short.endswith("sky") and long == short[:-1] + "aya":
+        return True  # Russian -sky / -skaya
+    if len(short) == len(long) and short[:-1] == long[:-1]:
+        ends = {short[-1], long[-1]}
+        if ends == {"i", "a"} and short[:-1].endswith(("sk", "ck", "dzk")):
+            return True  # Polish -ski / -ska
+        return ends == {"y", "a"} and len(short) >= 6  # Czech -ý / -á (Novotný / Novotná)
+    return False

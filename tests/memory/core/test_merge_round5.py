@@ -346,3 +346,36 @@ def test_forms_of_address_of_more_languages(said, stored):
 
 def test_a_persian_aunt_title_is_no_sister():
     assert decide("Khaleh Maryam", [node(1, "Maryam Karimi", "sister")])[0] == "new"
+
+
+@pytest.mark.parametrize(
+    ("said", "stored"),
+    [
+        ("Jana Novak", "Jana Nováková"),  # Czech -ová
+        ("Olga Smirnov", "Olga Smirnova"),
+        ("Anna Kowalski", "Anna Kowalska"),
+        ("Jana Novotny", "Jana Novotná"),
+    ],
+)
+def test_a_slavic_surname_in_its_other_gender_is_a_spelling(said, stored):
+    assert decide(said, [node(1, stored)])[:2] == ("merge", 1)
+
+
+def test_a_surname_with_a_letter_added_is_no_gendered_form():
+    assert decide("Anna Berga", [node(1, "Anna Berg")])[0] != "merge"
+
+
+def test_a_junior_is_called_jun():
+    stored = [node(1, "Ramon Dela Cruz Jr."), node(2, "Ramon Dela Cruz")]
+    assert decide("Jun-Jun", stored)[:2] == ("merge", 1)
+    assert decide("Junior", stored)[:2] == ("merge", 1)
+    assert decide("Jun", [node(2, "Ramon Dela Cruz")])[0] == "new"
+
+
+def test_a_patronymic_left_out_is_a_middle_name_not_a_second_surname():
+    assert decide("Aigerim Bekova", [node(1, "Aigerim Nurlanovna Bekova")])[:2] == ("merge", 1)
+
+
+def test_portuguese_vo_is_a_grandparent_title():
+    assert decide("Vô Tião", [node(1, "Sebastião Rocha", "grandfather")])[:2] == ("merge", 1)
+    assert decide("Vô Tião", [node(1, "Sebastião Rocha", "brother")])[0] == "new"
