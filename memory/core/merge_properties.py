@@ -35,16 +35,17 @@ __all__ = [
 PROPERTIES_DIFFER = "properties-differ"
 ROLE_DIFFERS = "role-differs"
 
-# Property keys whose values name which referent it is, by kind: where a place or an
-# organisation is, what animal a pet is, the year of an event. A person's city or age is
-# not among them — people move and age.
+# Property keys whose values name which referent it is, by kind: where a place, an
+# organisation or an event is, what kind of place or organisation, what animal a pet is, the
+# year of an event. A person's city is not among them — people move — and their age only
+# when two ages are too far apart for one person (``_ages_apart``).
 _LOCATION_KEYS = ("city", "state", "province", "county", "region", "country")
 IDENTIFYING_KEYS: Mapping[str, tuple[str, ...]] = {
     "PLACE": (*_LOCATION_KEYS, "type"),
     "ORG": (*_LOCATION_KEYS, "type"),
     "OTHER": ("species", "type"),
     "THING": ("species", "type"),
-    "EVENT": ("year",),
+    "EVENT": ("year", *_LOCATION_KEYS),
 }
 # What a person does or is to someone, in the user's words.
 ROLE_KEYS = ("role", "occupation", "job")
@@ -178,6 +179,8 @@ def properties_differ(kind: str, said: Mapping[str, object], stored: Mapping[str
     two places ("London" / "Chicago", "UK" / "USA", "New Zealand" / "Ghana")."""
     kind = kind.strip().upper()
     keys = IDENTIFYING_KEYS.get(kind, ())
+    if kind == "PERSON" and _ages_apart(said.get("age"), stored.get("age")):
+        return True
     if any(k in said and k in stored and _values_differ(kind, k, said[k], stored[k]) for k in keys):
         return True
     if "country" not in keys:
@@ -186,6 +189,16 @@ def properties_differ(kind: str, said: Mapping[str, object], stored: Mapping[str
     # in Russia): the state's country is compared.
     a, b = _country_said(said), _country_said(stored)
     return a is not None and b is not None and a != b
+
+
+# Ages this far apart are two people, not one who aged while the graph remembered them.
+_AGES_APART = 15
+
+
+def _ages_apart(a: object, b: object) -> bool:
+    """Kevin O'Brien aged 45, Kevin O'Brien aged 11: his son."""
+    ages = [int(str(v).strip()) for v in (a, b) if str(v).strip().isdigit()]
+    return len(ages) == 2 and abs(ages[0] - ages[1]) >= _AGES_APART
 
 
 def _country_said(properties: Mapping[str, object]) -> str | None:

@@ -379,3 +379,21 @@ def test_a_patronymic_left_out_is_a_middle_name_not_a_second_surname():
 def test_portuguese_vo_is_a_grandparent_title():
     assert decide("Vô Tião", [node(1, "Sebastião Rocha", "grandfather")])[:2] == ("merge", 1)
     assert decide("Vô Tião", [node(1, "Sebastião Rocha", "brother")])[0] == "new"
+
+
+def test_ages_far_apart_are_two_people_and_near_ones_one():
+    assert properties_differ("PERSON", {"age": "11"}, {"age": "45"})
+    assert not properties_differ("PERSON", {"age": "46"}, {"age": "45"})
+    assert not properties_differ("PERSON", {"age": "about 40"}, {"age": "11"})  # not a number
+    kevin = [node(1, "Kevin O'Brien", "colleague", age="45")]
+    assert decide_said("Kevin O'Brien", kevin, age="11")[0] == "new"
+
+
+def test_an_event_somewhere_else_is_another_event():
+    assert properties_differ("EVENT", {"city": "Lisbon"}, {"city": "Porto"})
+    assert not properties_differ("EVENT", {"city": "Porto"}, {"city": "Porto"})
+
+
+def test_a_pet_form_of_two_stored_names_of_both_genders_is_asked():
+    stored = [node(1, "Francesca Romano", "colleague"), node(2, "Francesco Greco", "friend")]
+    assert decide("Franci", stored)[0] == "hold"
