@@ -14,7 +14,7 @@ from collections.abc import Iterable, Sequence
 from rapidfuzz.distance import Levenshtein
 
 from memory.core.first_names import is_given_name
-from memory.core.merge_properties import ROLE_KEYS, said_elsewhere
+from memory.core.merge_properties import ROLE_KEYS, roles_differ, said_elsewhere
 from memory.core.merge_types import (
     HOLD,
     MERGE,
@@ -369,6 +369,12 @@ def person_verdict(
     if not fitting:
         return make_verdict(NEW, list(found), "contradiction", dict.fromkeys(found, 1.0))
     scores = {i: (1.0 if found[i] != SPELLING else best_similarity(new, by_id[i])) for i in fitting}
+    narrowed = len(found) > 1 and len(fitting) == 1
+    if narrowed:
+        # What the user said rules out every other reading ("Jamie" the friend: James the
+        # brother and Jamie Lee the friend): the one left is judged as if alone.
+        found = {fitting[0]: found[fitting[0]]}
+        rule = found[fitting[0]]
     if len(found) > 1:
         picked = _picked_by_role(found, fitting, by_id, mention)
         # Unless what was said places the person elsewhere than the one the relation picks
@@ -402,7 +408,7 @@ def person_verdict(
         if near:
             scores.update({n.id: best_similarity(new, n) for n in near})
             return make_verdict(HOLD, [only.id, *(n.id for n in near)], f"{rule}-near-tie", scores)
-    return make_verdict(MERGE, fitting, rule, scores)
+    return make_verdict(MERGE, fitting, rule + (BY_ROLE if narrowed else ""), scores)
 
 
 def _first_name(node: StoredNode) -> str:
@@ -440,7 +446,19 @@ def _picked_by_role(
     by_title = set(found.values()) == {"title"}
     rank = _PERSON_RANK[found[picked]]
     stronger = all(rank < _PERSON_RANK[why] for i, why in found.items() if i != picked)
-    return picked if same_name or by_title or stronger else None
+    # Or the role said of the person is the picked one's, and no other's (Chris the nurse,
+    # a colleague: Christine the nurse, not Christopher the plumber, a friend).
+    said_role = [i for i in fitting if _same_role_said(mention, by_id[i])]
+    return picked if same_name or by_title or stronger or said_role == [picked] else None
+
+
+def _same_role_said(mention: Mention, node: StoredNode) -> bool:
+    return any(
+        key in mention.properties
+        and key in node.properties
+        and not roles_differ({key: mention.properties[key]}, {key: node.properties[key]})
+        for key in ROLE_KEYS
+    )
 
 
 # Titles that name a profession: a person the user stored with one is known by it.

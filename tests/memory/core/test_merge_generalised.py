@@ -159,10 +159,18 @@ def test_a_family_relation_chooses_between_two_names_when_it_rules_out_the_other
 
 
 def test_a_social_relation_does_not_choose_between_two_names():
-    # Alex the colleague: the brother is ruled out, but a colleague role singles out nobody
-    # between two names the word reaches — asked about Alexandra.
-    stored = [person(1, "Alexandra Stone", "colleague"), person(2, "Alexander Wolf", "brother")]
+    # Alex the colleague, with a friend Alexandra and a neighbour Alexander: social roles
+    # never rule anyone out, and a colleague role singles out nobody between two names.
+    stored = [person(1, "Alexandra Stone", "friend"), person(2, "Alexander Wolf", "neighbour")]
     assert decide("Alex", stored, roles=["colleague"])[:2] == ("hold", None)
+
+
+def test_the_one_name_left_when_the_others_are_ruled_out_is_judged_alone():
+    # Alex the colleague: the brother is ruled out (a family role against a social one), so
+    # Alexandra the colleague is the one reading left (session 16: labelled so by the blind
+    # sets, "Jamie" the friend with James the brother and Jamie Lee the friend).
+    stored = [person(1, "Alexandra Stone", "colleague"), person(2, "Alexander Wolf", "brother")]
+    assert decide("Alex", stored, roles=["colleague"]) == ("merge", 1, "short-form-by-role")
 
 
 def test_a_contradicted_namesake_gives_way_to_the_one_person_with_that_relation():

@@ -397,3 +397,12 @@ def test_an_event_somewhere_else_is_another_event():
 def test_a_pet_form_of_two_stored_names_of_both_genders_is_asked():
     stored = [node(1, "Francesca Romano", "colleague"), node(2, "Francesco Greco", "friend")]
     assert decide("Franci", stored)[0] == "hold"
+
+
+def test_a_stated_role_with_the_relation_picks_between_two_names():
+    stored = [
+        node(1, "Christine Bell", "colleague", role="nurse"),
+        node(2, "Christopher Hall", "friend", role="plumber"),
+    ]
+    assert decide_said("Chris", stored, roles=("colleague",), role="nurse")[:2] == ("merge", 1)
+    assert decide_said("Chris", stored, roles=("colleague",))[0] == "hold"
