@@ -149,9 +149,20 @@ def test_a_gendered_role_contradicts_a_title(alice):
 
 
 def test_the_guard_narrows_a_hold_to_the_candidates_that_fit(alice):
+    seed(
+        alice,
+        person("Alexandra Stone", "HAS_COLLEAGUE"),
+        person("Alexis Ray", "HAS_COLLEAGUE"),
+        person("Alexander Wolf", "HAS_BROTHER"),
+    )
+    summary = write(alice, person("Alex", "HAS_COLLEAGUE"))
+    assert summary.held == [{"name": "Alex", "candidates": ["Alexandra Stone", "Alexis Ray"]}]
+
+
+def test_the_one_candidate_the_guard_leaves_is_judged_alone(alice):
     seed(alice, person("Alexandra Stone", "HAS_COLLEAGUE"), person("Alexander Wolf", "HAS_BROTHER"))
     summary = write(alice, person("Alex", "HAS_COLLEAGUE"))
-    assert summary.held == [{"name": "Alex", "candidates": ["Alexandra Stone"]}]
+    assert merged_into(summary, "Alex") == ("Alexandra Stone", "short-form-by-role")
 
 
 def test_a_family_relation_that_rules_out_the_other_names_merges(alice):
