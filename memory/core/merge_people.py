@@ -14,7 +14,7 @@ from collections.abc import Iterable, Sequence
 from rapidfuzz.distance import Levenshtein
 
 from memory.core.first_names import is_given_name
-from memory.core.merge_properties import ROLE_KEYS, roles_differ, said_elsewhere
+from memory.core.merge_properties import ROLE_KEYS, roles_differ, said_elsewhere, said_same_place
 from memory.core.merge_types import (
     HOLD,
     MERGE,
@@ -99,6 +99,7 @@ _SAME_STEM_REST = 2
 # ... unless the letters added are silent: Ann/Anne, Sara/Sarah are one name.
 _SILENT = frozenset({"e", "h"})
 BY_ROLE = "-by-role"
+BY_PLACE = "-by-place"
 _TITLE_WORDS = frozenset(TITLES)
 
 
@@ -382,6 +383,9 @@ def person_verdict(
         # Lars in Oslo): the relation and the city point two ways, asked.
         if picked is not None and not said_elsewhere(mention.properties, by_id[picked].properties):
             return make_verdict(MERGE, [picked], found[picked] + BY_ROLE, {picked: scores[picked]})
+        picked = _picked_by_place(fitting, by_id, mention)
+        if picked is not None:
+            return make_verdict(MERGE, [picked], found[picked] + BY_PLACE, {picked: scores[picked]})
         picked = _picked_by_title(inc, found, fitting, by_id) or _picked_by_gender(
             inc, inc_gender, found, fitting, by_id
         )
@@ -450,6 +454,26 @@ def _picked_by_role(
     # a colleague: Christine the nurse, not Christopher the plumber, a friend).
     said_role = [i for i in fitting if _same_role_said(mention, by_id[i])]
     return picked if same_name or by_title or stronger or said_role == [picked] else None
+
+
+def _picked_by_place(
+    fitting: list[int], by_id: dict[int, StoredNode], mention: Mention
+) -> int | None:
+    """The one candidate where the user places the person, when every other one is known to
+    be elsewhere ("Sarah" in Boston: Sarah Cohen in Boston, not Sarah Mitchell in Austin)."""
+    same = [i for i in fitting if said_same_place(mention.properties, by_id[i].properties)]
+    if len(same) != 1:
+        return None
+    others = [i for i in fitting if i != same[0]]
+    if not all(said_elsewhere(mention.properties, by_id[i].properties) for i in others):
+        return None
+    # Nor when the relation points to another (Lars the colleague, in Oslo: the colleague
+    # lives in Gothenburg): asked.
+    roles = specific_roles(mention.roles)
+    if roles and not shares_role(roles, by_id[same[0]].roles):
+        if any(shares_role(roles, by_id[i].roles) for i in others):
+            return None
+    return same[0]
 
 
 def _same_role_said(mention: Mention, node: StoredNode) -> bool:

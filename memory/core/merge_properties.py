@@ -28,6 +28,7 @@ __all__ = [
     "properties_differ",
     "roles_differ",
     "said_elsewhere",
+    "said_same_place",
     "states_region",
     "what_it_is",
 ]
@@ -233,6 +234,12 @@ def said_elsewhere(said: Mapping[str, object], stored: Mapping[str, object]) -> 
         k in said and k in stored and _values_differ("ORG", k, said[k], stored[k])
         for k in _LOCATION_KEYS
     )
+
+
+def said_same_place(said: Mapping[str, object], stored: Mapping[str, object]) -> bool:
+    """Whether a place is stated on both sides, and every one stated on both agrees."""
+    shared = [k for k in _LOCATION_KEYS if said.get(k) and stored.get(k)]
+    return bool(shared) and not said_elsewhere(said, stored)
 
 
 def distinguishing_label(kind: str, properties: Mapping[str, object]) -> str:

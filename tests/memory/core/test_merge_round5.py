@@ -406,3 +406,14 @@ def test_a_stated_role_with_the_relation_picks_between_two_names():
     ]
     assert decide_said("Chris", stored, roles=("colleague",), role="nurse")[:2] == ("merge", 1)
     assert decide_said("Chris", stored, roles=("colleague",))[0] == "hold"
+
+
+def test_where_the_user_places_a_person_picks_between_two_of_one_name():
+    stored = [
+        node(1, "Sarah Cohen", "friend", city="Boston"),
+        node(2, "Sarah Mitchell", "colleague", city="Austin"),
+    ]
+    verdict = decide_said("Sarah", stored, roles=("friend",), city="Boston")
+    assert verdict == ("merge", 1, "first-name-by-place")
+    assert decide_said("Sarah", stored, city="Denver")[0] == "hold"
+    assert decide_said("Sarah", stored)[0] == "hold"
