@@ -24,6 +24,7 @@ from nicknames import NickNamer
 __all__ = [
     "genders_differ",
     "is_given_name",
+    "is_world_name",
     "is_world_pet_form",
     "name_gender",
     "name_group",
@@ -53,6 +54,12 @@ def name_group(first_name: str) -> frozenset[str]:
     return frozenset(
         {first_name} | nn.nicknames_of(first_name) | nn.canonicals_of(first_name) | world
     )
+
+
+def is_world_name(word: str) -> bool:
+    """Whether ``nicknames_world.txt`` knows the word, as a full name or a pet form (Mien,
+    Gosia, Paco)."""
+    return word in _world_groups()
 
 
 def is_world_pet_form(a: str, b: str) -> bool:

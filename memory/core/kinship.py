@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
-from memory.core.first_names import is_given_name, name_gender
+from memory.core.first_names import is_given_name, is_world_name, name_gender
 from memory.core.merge_people import person_verdict
 from memory.core.merge_types import (
     HOLD,
@@ -138,8 +138,8 @@ def kin_title(norm: str) -> tuple[str, str] | None:
     """A name said with a kinship title, as (relation, the name without it): "tía rosa" →
     ("aunt", "rosa"), "lakshmi aunty" → ("aunt", "lakshmi"). Not with a name whose gender
     the lists give otherwise ("Zia Ahmed" is a man's full name, not an aunt's); and a title
-    that is also a given name ("Tia", "Nana", "Oma") only with a given name of the lists
-    ("Nana Mensah" is a full name)."""
+    that is also a given name ("Tia", "Nana", "Oma") only with a given name of the lists or
+    a name of the world pet-form table ("Oma Mien"; "Nana Mensah" is a full name)."""
     words = name_words(norm)
     if len(words) < 2:
         return None
@@ -151,7 +151,7 @@ def kin_title(norm: str) -> tuple[str, str] | None:
         role = KIN_SUFFIXES[title]
     else:
         return None
-    if is_given_name(title) and not is_given_name(first):
+    if is_given_name(title) and not (is_given_name(first) or is_world_name(first)):
         return None
     title_gender, first_gender = gender_of([role]), name_gender(first)
     if title_gender and first_gender and title_gender != first_gender:

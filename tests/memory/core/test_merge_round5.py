@@ -417,3 +417,9 @@ def test_where_the_user_places_a_person_picks_between_two_of_one_name():
     assert verdict == ("merge", 1, "first-name-by-place")
     assert decide_said("Sarah", stored, city="Denver")[0] == "hold"
     assert decide_said("Sarah", stored)[0] == "hold"
+
+
+def test_a_kinship_title_that_is_a_name_counts_before_a_pet_form_of_the_world_table():
+    oma = [node(1, "Wilhelmina de Graaf", "grandmother")]
+    assert decide("Oma Mien", oma, roles=("grandmother",))[:2] == ("merge", 1)
+    assert decide("Nana Mensah", [node(1, "Mensah Owusu", "grandmother")])[0] == "new"
