@@ -48,7 +48,11 @@ from memory.core.merge_types import (
     make_verdict,
     node_forms,
 )
-from memory.core.name_spelling import spelling_keys
+from memory.core.name_spelling import (
+    has_transliterable_letters,
+    spelling_keys,
+    transliteration_key,
+)
 from memory.core.person_names import SPELLING, contradicts, parse_person
 from memory.core.person_roles import (
     PEOPLE_ROLES,
@@ -98,6 +102,7 @@ NAMED_PLACE_KINDS = frozenset({"ORG", "PLACE"})
 COMMON_WORD_ZIPF = 3.0
 # One name, two people the user's family relations tell apart (a father and his son).
 FAMILY_DIFFERS = "family-differs"
+TRANSLITERATION = "transliteration"
 PUBLIC_DIFFERS = "public-differs"
 # A known referent named by a description ("my sister", "the church"): ``descriptions``.
 DESCRIPTION = "description"
@@ -372,6 +377,13 @@ def decide_merge(
     spelled = [n.id for n in same_kind if any(keys & spelling_keys(f) for f in node_forms(n))]
     if spelled:
         return _one_or_several(spelled, SPELLING)
+    if kind not in ("PERSON", "PLACE"):
+        # A thing or an organisation named once in Cyrillic or Greek letters and once in
+        # Latin ones ("самовар" / samovar, "Газпром" / Gazprom). People have their own
+        # rule (full names only); cities theirs (city-name).
+        across = [n.id for n in same_kind if any(_transliterated(new, f) for f in node_forms(n))]
+        if across:
+            return _one_or_several(across, TRANSLITERATION)
 
     if kind == "ORG":
         company = same_company(new, same_kind)
@@ -507,6 +519,17 @@ def _description_verdict(
     else:
         return None
     return _one_or_several(fitting, DESCRIPTION) if fitting else None
+
+
+def _transliterated(a: str, b: str) -> bool:
+    """One name in Cyrillic or Greek letters, the other in Latin ones, the same once
+    romanised word by word (``name_spelling.transliteration_key``)."""
+    if has_transliterable_letters(a) == has_transliterable_letters(b):
+        return False
+    wa, wb = a.split(), b.split()
+    return len(wa) == len(wb) and all(
+        transliteration_key(x) == transliteration_key(y) for x, y in zip(wa, wb, strict=True)
+    )
 
 
 def _role_said(word: str, properties: Mapping[str, object]) -> bool:

@@ -423,3 +423,12 @@ def test_a_kinship_title_that_is_a_name_counts_before_a_pet_form_of_the_world_ta
     oma = [node(1, "Wilhelmina de Graaf", "grandmother")]
     assert decide("Oma Mien", oma, roles=("grandmother",))[:2] == ("merge", 1)
     assert decide("Nana Mensah", [node(1, "Mensah Owusu", "grandmother")])[0] == "new"
+
+
+def test_a_thing_named_in_cyrillic_and_in_latin_letters_is_one():
+    assert decide("самовар", [node(1, "samovar", kind="THING")], kind="THING")[0::2] == (
+        "merge",
+        "transliteration",
+    )
+    assert decide("Gazprom", [node(1, "Газпром", kind="ORG")], kind="ORG")[:2] == ("merge", 1)
+    assert decide("Мир", [node(1, "peace", kind="THING")], kind="THING")[0] == "new"
