@@ -156,7 +156,9 @@ def own_place(
         if len(picked) != 1:
             return None
         forms = node_forms(picked[0])
-        longer = kind == "ORG"  # "Paris, Texas" may be another Paris than the user's home
+        # "Paris, Texas" may be another Paris than the user's home; an organisation's or a
+        # thing's longer name is the same one named in full ("Kindle Paperwhite").
+        longer = kind in ("ORG", "THING")
         if any(_leads(new, f, kind) or (longer and _leads(f, new, kind)) for f in forms):
             return picked[0]
         return None

@@ -17,7 +17,7 @@ from collections.abc import Mapping
 
 from memory.core.merge_places import is_acronym_of
 from memory.core.name_spelling import fold_accents
-from memory.core.person_roles import ADMIRED
+from memory.core.person_roles import PEOPLE_ROLES
 from memory.core.place_names import country_iso, state_country
 from memory.core.words import STOP_WORDS
 
@@ -266,7 +266,7 @@ def what_it_is(kind: str, properties: Mapping[str, object], roles: frozenset[str
     so a PERSON with no relation is unknown (Biscuit the dog, later said as a PERSON)."""
     if properties.get("species") or "pet" in roles:
         return "animal"
-    if roles - {"pet", ADMIRED}:
+    if roles & PEOPLE_ROLES:
         return "person"
     if kind.strip().upper() in _SUBJECT_KINDS:
         return "subject"

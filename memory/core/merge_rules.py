@@ -57,6 +57,7 @@ from memory.core.person_names import SPELLING, contradicts, parse_person
 from memory.core.person_roles import (
     PEOPLE_ROLES,
     PET,
+    TIE_ROLES,
     family_roles,
     public_and_personal,
     role_word,
@@ -452,6 +453,13 @@ def decide_merge(
     ]
     if others:
         return make_verdict(HOLD, others, "other-kind", dict.fromkeys(others, 1.0))
+
+    if kind == "THING" and mention.roles & TIE_ROLES:
+        # The user's own thing by its first words ("Kindle", the Kindle Paperwhite the user
+        # owns): a concept's narrower name otherwise (below), but one the user owns is theirs.
+        own = own_place(new, kind, same_kind, mention)
+        if own is not None:
+            return make_verdict(MERGE, [own.id], OWN_PLACE, {own.id: best_similarity(new, own)})
 
     inc = parse_person(new) if kind == "PERSON" else None
     similar = [

@@ -263,6 +263,7 @@ _TIES = {
     **dict.fromkeys(("studies_at", "studied_at", "attends", "attended"), "school"),
     **dict.fromkeys(("lives_in", "lived_in", "moved_to", "has_home"), "home"),
     **dict.fromkeys(("has_hometown", "is_from", "from", "born_in", "grew_up_in"), "hometown"),
+    **dict.fromkeys(("owns", "has_owned", "bought"), "possession"),
 }
 TIE_ROLES = frozenset(_TIES.values())
 # Someone the user likes or follows from afar (``user -[LIKES]-> Taylor Swift``): a public

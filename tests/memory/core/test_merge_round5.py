@@ -4,7 +4,7 @@ languages said alone (SPEC §5.6). Pure functions."""
 
 import pytest
 
-from memory.core.merge_properties import properties_differ
+from memory.core.merge_properties import properties_differ, what_it_is
 from memory.core.merge_rules import Mention, StoredNode, decide_merge
 from memory.core.person_names import PET_FORM, relate_first_names
 from memory.core.person_roles import ADMIRED, TIE_ROLES, roles_from_relations
@@ -432,3 +432,22 @@ def test_a_thing_named_in_cyrillic_and_in_latin_letters_is_one():
     )
     assert decide("Gazprom", [node(1, "Газпром", kind="ORG")], kind="ORG")[:2] == ("merge", 1)
     assert decide("Мир", [node(1, "peace", kind="THING")], kind="THING")[0] == "new"
+
+
+def test_the_users_own_thing_is_named_by_its_first_words():
+    kindle = [node(1, "Kindle Paperwhite", "possession", kind="THING")]
+    verdict = decide("Kindle", kindle, kind="THING", roles=("possession",))
+    assert verdict == ("merge", 1, "own-place")
+    # Not owned (a concept's narrower name), or owned twice over: not merged.
+    assert decide("Kindle", [node(1, "Kindle Paperwhite", kind="THING")], kind="THING")[0] == "new"
+    phones = [
+        node(1, "iPhone 12", "possession", kind="THING"),
+        node(2, "iPhone 15", "possession", kind="THING"),
+    ]
+    assert decide("iPhone", phones, kind="THING", roles=("possession",))[0] != "merge"
+
+
+def test_owning_is_a_tie_and_makes_nothing_a_person():
+    assert roles_from_relations([("OWNS", False)]) == frozenset({"possession"})
+    assert "possession" in TIE_ROLES
+    assert what_it_is("THING", {"type": "road bike"}, frozenset({"possession"})) == "object"
