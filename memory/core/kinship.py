@@ -55,7 +55,6 @@ KINSHIP_WORDS: Mapping[str, frozenset[str]] = {
     **dict.fromkeys(("dad", "daddy", "father", "appa", "abba"), _FATHER),
     # Siblings are called so too: "Sis", "Bro".
     "sis": frozenset({"sister"}),
-    "mamie": _GRANDMOTHER,  # French
     "bro": frozenset({"brother"}),
     # Papa is a father, and a grandfather in many families; Baba a father in Arabic,
     # Persian, Turkish and Chinese, a grandmother in Slavic languages; Nana a grandmother in
@@ -68,15 +67,16 @@ KINSHIP_WORDS: Mapping[str, frozenset[str]] = {
     # The same words in the languages users write them in — none a given name of the lists
     # (Lola, Saba, Dadi and Nan are, and stay names): Hindi and Urdu (Maa, Ammi, Abbu,
     # Pitaji; Nani, Dadu), Korean (Eomma), German (Mutti, Vati), Polish (Tata, Babcia,
-    # Dziadek), Spanish, Italian, Russian, Hebrew, Greek, Yiddish, Filipino. Dada is a father
-    # in many languages, a (paternal) grandfather in Hindi and an elder brother in Bengali.
+    # Dziadek), Spanish, Italian, Russian, Hebrew, Greek, Yiddish, Filipino, French (Mamie).
+    # Dada is a father in many languages, a (paternal) grandfather in Hindi and an elder
+    # brother in Bengali.
     **dict.fromkeys(("maa", "ammi", "umma", "eomma", "mutti"), _MOTHER),
     **dict.fromkeys(("abbu", "pitaji", "vati", "tata"), _FATHER),
     "dada": _FATHER | _GRANDFATHER | frozenset({"brother"}),
     **dict.fromkeys(
         (
             *("nonna", "abuela", "abuelita", "babcia", "babushka", "savta", "nani"),
-            *("yiayia", "bubbe", "bubbie", "grandmama"),
+            *("yiayia", "bubbe", "bubbie", "grandmama", "mamie"),
         ),
         _GRANDMOTHER,
     ),

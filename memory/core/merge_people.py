@@ -168,12 +168,10 @@ def _person_match(inc: PersonName, form: PersonName) -> str | None:
     return found
 
 
-# A patronymic (``person_forms.PATRONYMIC``: "Olga Ivanovna", "Pyotr Ilyich") said after the
-# first name, as people address someone politely, is no surname.
-
-
 def _without_patronymic(words: tuple[str, ...]) -> tuple[str, ...]:
-    """ "olga ivanovna" → ("olga",): the name and patronymic are the first name's to match."""
+    """ "olga ivanovna" → ("olga",): a patronymic (``person_forms.PATRONYMIC``) said after the
+    first name, as people address someone politely, is no surname; the name and patronymic
+    are the first name's to match."""
     if len(words) == 2 and PATRONYMIC.search(words[1]) and not PATRONYMIC.search(words[0]):
         return words[:1]
     return words

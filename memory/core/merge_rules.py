@@ -48,11 +48,8 @@ from memory.core.merge_types import (
     make_verdict,
     node_forms,
 )
-from memory.core.name_spelling import (
-    has_transliterable_letters,
-    spelling_keys,
-    transliteration_key,
-)
+from memory.core.name_spelling import has_transliterable_letters, romanised_alike, spelling_keys
+from memory.core.person_forms import TRANSLITERATION
 from memory.core.person_names import SPELLING, contradicts, parse_person
 from memory.core.person_roles import (
     PEOPLE_ROLES,
@@ -103,7 +100,6 @@ NAMED_PLACE_KINDS = frozenset({"ORG", "PLACE"})
 COMMON_WORD_ZIPF = 3.0
 # One name, two people the user's family relations tell apart (a father and his son).
 FAMILY_DIFFERS = "family-differs"
-TRANSLITERATION = "transliteration"
 PUBLIC_DIFFERS = "public-differs"
 # A known referent named by a description ("my sister", "the church"): ``descriptions``.
 DESCRIPTION = "description"
@@ -534,10 +530,7 @@ def _transliterated(a: str, b: str) -> bool:
     romanised word by word (``name_spelling.transliteration_key``)."""
     if has_transliterable_letters(a) == has_transliterable_letters(b):
         return False
-    wa, wb = a.split(), b.split()
-    return len(wa) == len(wb) and all(
-        transliteration_key(x) == transliteration_key(y) for x, y in zip(wa, wb, strict=True)
-    )
+    return romanised_alike(a.split(), b.split())
 
 
 def _role_said(word: str, properties: Mapping[str, object]) -> bool:
@@ -592,9 +585,8 @@ def _namesake(mention: Mention, node: StoredNode) -> bool:
     another role and another city, all three (Maria Santos the friend in Manila, Maria
     Santos the cardiologist in Lisbon). Fewer differences are the same person described
     anew: a colleague promoted to team lead, a neighbour who moved and stayed a friend."""
-    relation_changed = mention.roles and node.roles and not shares_role(mention.roles, node.roles)
-    return bool(
-        relation_changed
+    return (
+        _relation_changed(mention, node)
         and roles_differ(mention.properties, node.properties)
         and said_elsewhere(mention.properties, node.properties)
     )
@@ -607,10 +599,13 @@ def said_otherwise(mention: Mention, target: StoredNode) -> bool:
     friend: a friend may be a colleague, or another person of the name). Each is a question,
     never a merge on a name alone. Another city alone is not: people move, and "my friend
     Bill from Leeds" is the William the graph placed in York (the write-path fixture)."""
-    relation_changed = (
-        mention.roles and target.roles and not shares_role(mention.roles, target.roles)
-    )
-    return bool(relation_changed or roles_differ(mention.properties, target.properties))
+    return _relation_changed(mention, target) or roles_differ(mention.properties, target.properties)
+
+
+def _relation_changed(mention: Mention, node: StoredNode) -> bool:
+    """Whether the user says the person is something to them that the graph never said (a
+    colleague, stored as a friend), both sides saying something."""
+    return bool(mention.roles and node.roles and not shares_role(mention.roles, node.roles))
 
 
 def band_llm_confidence(conf: float) -> str:

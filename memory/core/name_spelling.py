@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Sequence
 from functools import lru_cache
 
 from anyascii import anyascii
@@ -29,6 +30,7 @@ __all__ = [
     "is_latin_word",
     "name_parts",
     "name_words",
+    "romanised_alike",
     "spelling_keys",
     "transliteration_key",
 ]
@@ -140,3 +142,12 @@ def transliteration_key(word: str) -> str:
     # Greek γι before a vowel is said and often written "y" (Γιάννης: Giannis, Yiannis).
     word = re.sub(r"gi(?=[aeiou])", "i", word)
     return re.sub(r"(.)\1+", r"\1", word)
+
+
+def romanised_alike(a: Sequence[str], b: Sequence[str]) -> bool:
+    """Whether two names, as words, are the same word for word once romanised
+    (``transliteration_key``); the callers check that one is written in Cyrillic or Greek
+    letters and the other in Latin ones."""
+    return len(a) == len(b) and all(
+        transliteration_key(x) == transliteration_key(y) for x, y in zip(a, b, strict=True)
+    )

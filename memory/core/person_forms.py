@@ -19,7 +19,7 @@ from memory.core.name_spelling import (
     is_latin_word,
     name_parts,
     name_words,
-    transliteration_key,
+    romanised_alike,
 )
 from memory.core.words import word_zipf
 
@@ -77,9 +77,7 @@ def transliterated(a: tuple[str, ...], b: tuple[str, ...]) -> str | None:
         return None
     for cyr, lat in ((a, b), (b, a)):
         if has_transliterable_letters("".join(cyr)) and all(is_latin_word(w) for w in lat):
-            pairs = zip(cyr, lat, strict=True)
-            same = all(transliteration_key(x) == transliteration_key(y) for x, y in pairs)
-            return TRANSLITERATION if same else None
+            return TRANSLITERATION if romanised_alike(cyr, lat) else None
     return None
 
 
@@ -181,9 +179,6 @@ def surname_respelled(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
     return all(_VOWEL.fullmatch(c) for c in changed) and bool(_VOWEL.search(x[len(x) - tail :]))
 
 
-_VOWELS = frozenset("aeiouy")
-
-
 def _initials_said(norm: str) -> tuple[str, tuple[str, ...]] | None:
     """The initials a name is said by, and the words after them: "A.J." → ("aj", ()), "T.J.
     Miller" → ("tj", ("miller",)), "JP" → ("jp", ()) — two or three single letters, or one
@@ -195,7 +190,7 @@ def _initials_said(norm: str) -> tuple[str, tuple[str, ...]] | None:
     if 2 <= lead <= 3:
         return "".join(tokens[:lead]), tuple(tokens[lead:])
     if lead == 0 and tokens and 2 <= len(tokens[0]) <= 3 and is_latin_word(tokens[0]):
-        if not set(tokens[0]) & _VOWELS:
+        if not _VOWEL.search(tokens[0]):
             return tokens[0], tuple(tokens[1:])
     return None
 

@@ -293,7 +293,7 @@ def _role(label: str, *, towards_self: bool) -> str | None:
         word = word.removeprefix("has_")
     for prefix in ("former_", "ex_", "late_"):
         word = word.removeprefix(prefix)
-    word = _SYNONYMS.get(word, word)
+    word = role_word(word)
     return word if word in _KIN | _PARTNER | _SOCIAL | _PET else None
 
 
