@@ -430,7 +430,8 @@ def _picked_by_role(
     one is reached by a strictly stronger rule than every other (Rob: Robert by the nickname
     table, Roberta only by prefix). Between different names the name reaches as well
     (Alex: Alexandra, Alexander) which name was meant is a question a role does not
-    settle."""
+    settle — unless the role said of the person (a stated occupation) is the picked one's
+    and no other's (Chris the nurse: Christine the nurse, not Christopher the plumber)."""
     roles = specific_roles(mention.roles)
     if not roles or VARIANT in found.values():
         return None
