@@ -9,7 +9,7 @@ names are in ``person_names``, ``first_names`` and ``person_roles``; this module
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 from rapidfuzz.distance import Levenshtein
 
@@ -330,13 +330,43 @@ def person_verdict(
 ) -> MergeVerdict | None:
     """Rules 3a–3e (PERSON): every node one of ``_person_match``'s reasons links to the new
     name is a candidate. Exactly one, and nothing the user said contradicts it → merge —
-    unless it is in doubt: a "variant" of the name (held) or a near-tie: another node, not
-    contradicted, that is a plausible reading of the name under the loosest rules (held with
-    it). A gendered title whose only match has a first name the lists give to the other
-    gender ("Mr. Brown", Lucy Brown) → a new node. Several → hold among those not
-    contradicted. Only contradicted ones → a new node."""
+    unless it is in doubt (``_judge_one``). Several → one picked by what the user said, else
+    hold among those not contradicted (``_pick_among``). Only contradicted ones → a new
+    node."""
     inc = parse_person(new)
     inc_gender = mention.gender or gender_of_titles([inc.title])
+    found = _candidates(new, inc, same_kind, mention)
+    if not found:
+        return None
+    by_id = {n.id: n for n in same_kind}
+
+    def fits(node: StoredNode) -> bool:
+        return not contradicts(mention.roles, node.roles, inc_gender, node_gender(node))
+
+    fitting = [i for i in found if fits(by_id[i])]
+    if not fitting:
+        return make_verdict(NEW, list(found), "contradiction", dict.fromkeys(found, 1.0))
+    scores = {i: (1.0 if found[i] != SPELLING else best_similarity(new, by_id[i])) for i in fitting}
+    if len(found) > 1 and len(fitting) == 1:
+        # What the user said rules out every other reading ("Jamie" the friend: James the
+        # brother and Jamie Lee the friend): the one left is judged as if alone.
+        verdict = _judge_one(
+            new, inc, inc_gender, by_id[fitting[0]], found[fitting[0]], same_kind, fits, scores
+        )
+        if verdict.action == MERGE:
+            return make_verdict(MERGE, fitting, verdict.rule + BY_ROLE, scores)
+        return verdict
+    if len(found) > 1:
+        return _pick_among(inc, inc_gender, found, fitting, by_id, mention, scores)
+    return _judge_one(
+        new, inc, inc_gender, by_id[fitting[0]], found[fitting[0]], same_kind, fits, scores
+    )
+
+
+def _candidates(
+    new: str, inc: PersonName, same_kind: Sequence[StoredNode], mention: Mention
+) -> dict[int, str]:
+    """Node id → the strongest reason (``_PERSON_RANK``) linking one of its names to ``new``."""
     found: dict[int, str] = {}
     for node in same_kind:
         for form in node_forms(node):
@@ -356,48 +386,59 @@ def person_verdict(
                 continue
             if node.id not in found or _PERSON_RANK[why] < _PERSON_RANK[found[node.id]]:
                 found[node.id] = why
-    if not found:
-        return None
-    by_id = {n.id: n for n in same_kind}
+    return found
+
+
+def _pick_among(
+    inc: PersonName,
+    inc_gender: str,
+    found: dict[int, str],
+    fitting: list[int],
+    by_id: dict[int, StoredNode],
+    mention: Mention,
+    scores: dict[int, float],
+) -> MergeVerdict:
+    """Several candidates fit: the one the user's relation, place, title or the gender of
+    their title picks (merge), else a question among them all."""
+    picked = _picked_by_role(found, fitting, by_id, mention)
+    # Unless what was said places the person elsewhere than the one the relation picks
+    # (Lars the colleague, in Oslo; the colleague Lars lives in Gothenburg, the friend
+    # Lars in Oslo): the relation and the city point two ways, asked.
+    if picked is not None and not said_elsewhere(mention.properties, by_id[picked].properties):
+        return make_verdict(MERGE, [picked], found[picked] + BY_ROLE, {picked: scores[picked]})
+    picked = _picked_by_place(fitting, by_id, mention)
+    if picked is not None:
+        return make_verdict(MERGE, [picked], found[picked] + BY_PLACE, {picked: scores[picked]})
+    picked = _picked_by_title(inc, found, fitting, by_id) or _picked_by_gender(
+        inc, inc_gender, found, fitting, by_id
+    )
+    if picked is not None:
+        return make_verdict(MERGE, [picked], "title", {picked: scores[picked]})
     rule = min(found.values(), key=_PERSON_RANK.__getitem__)
+    return make_verdict(HOLD, fitting, f"{rule}-ambiguous", scores)
 
-    def fits(node: StoredNode) -> bool:
-        return not contradicts(mention.roles, node.roles, inc_gender, node_gender(node))
 
-    fitting = [i for i in found if fits(by_id[i])]
-    if not fitting:
-        return make_verdict(NEW, list(found), "contradiction", dict.fromkeys(found, 1.0))
-    scores = {i: (1.0 if found[i] != SPELLING else best_similarity(new, by_id[i])) for i in fitting}
-    narrowed = len(found) > 1 and len(fitting) == 1
-    if narrowed:
-        # What the user said rules out every other reading ("Jamie" the friend: James the
-        # brother and Jamie Lee the friend): the one left is judged as if alone.
-        found = {fitting[0]: found[fitting[0]]}
-        rule = found[fitting[0]]
-    if len(found) > 1:
-        picked = _picked_by_role(found, fitting, by_id, mention)
-        # Unless what was said places the person elsewhere than the one the relation picks
-        # (Lars the colleague, in Oslo; the colleague Lars lives in Gothenburg, the friend
-        # Lars in Oslo): the relation and the city point two ways, asked.
-        if picked is not None and not said_elsewhere(mention.properties, by_id[picked].properties):
-            return make_verdict(MERGE, [picked], found[picked] + BY_ROLE, {picked: scores[picked]})
-        picked = _picked_by_place(fitting, by_id, mention)
-        if picked is not None:
-            return make_verdict(MERGE, [picked], found[picked] + BY_PLACE, {picked: scores[picked]})
-        picked = _picked_by_title(inc, found, fitting, by_id) or _picked_by_gender(
-            inc, inc_gender, found, fitting, by_id
-        )
-        if picked is not None:
-            return make_verdict(MERGE, [picked], "title", {picked: scores[picked]})
-        return make_verdict(HOLD, fitting, f"{rule}-ambiguous", scores)
-    only = by_id[fitting[0]]
+def _judge_one(
+    new: str,
+    inc: PersonName,
+    inc_gender: str,
+    only: StoredNode,
+    rule: str,
+    same_kind: Sequence[StoredNode],
+    fits: Callable[[StoredNode], bool],
+    scores: dict[int, float],
+) -> MergeVerdict:
+    """One candidate fits: merge — unless it is in doubt: a "variant" of the name (held), a
+    gendered title against its first name ("Mr. Brown", Lucy Brown → a new node), or a
+    near-tie: another node, not contradicted, that is a plausible reading of the name under
+    the loosest rules (held with it)."""
     if rule == VARIANT:
-        return make_verdict(HOLD, fitting, VARIANT, scores)
+        return make_verdict(HOLD, [only.id], VARIANT, scores)
     if rule == "title" and _title_against_first_name(inc, inc_gender, only):
         # The user's own "Mr." against a woman's first name (or "Mrs." against a man's): as
         # good as a contradiction for a title match, which is the weakest evidence of all —
         # a surname. The worst case is a duplicate to merge later, never two identities lost.
-        return make_verdict(NEW, fitting, "title-gender", scores)
+        return make_verdict(NEW, [only.id], "title-gender", scores)
     if rule != "title":
         near = [
             n
@@ -410,7 +451,7 @@ def person_verdict(
         if near:
             scores.update({n.id: best_similarity(new, n) for n in near})
             return make_verdict(HOLD, [only.id, *(n.id for n in near)], f"{rule}-near-tie", scores)
-    return make_verdict(MERGE, fitting, rule + (BY_ROLE if narrowed else ""), scores)
+    return make_verdict(MERGE, [only.id], rule, scores)
 
 
 def _first_name(node: StoredNode) -> str:
