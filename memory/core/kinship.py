@@ -26,7 +26,13 @@ from memory.core.merge_types import (
     node_forms,
 )
 from memory.core.name_spelling import name_words
-from memory.core.person_roles import contradicts, gender_of, shares_role
+from memory.core.person_roles import (
+    contradicts,
+    family_roles,
+    gender_of,
+    shares_role,
+    specific_roles,
+)
 
 __all__ = [
     "KINSHIP",
@@ -87,11 +93,28 @@ KINSHIP_WORDS: Mapping[str, frozenset[str]] = {
         ),
         _GRANDFATHER,
     ),
+    # Māori (koro, kuia), Afrikaans (oupa), Hokkien and Cantonese said as one word or with
+    # "Ah" (Ah Ma, Ah Gong, Popo: ``kinship_meanings``); a partner's pet words; Hindi and
+    # Urdu words for a brother's wife and a sister's husband (bhabhi, jiju).
+    **dict.fromkeys(("koro", "oupa", "ahgong", "ahkong", "gonggong"), _GRANDFATHER),
+    **dict.fromkeys(("kuia", "ahma", "ahmah", "popo", "ahpo"), _GRANDMOTHER),
+    "hubby": frozenset({"partner_m"}),
+    "wifey": frozenset({"partner_f"}),
+    "bhabhi": frozenset({"sister_in_law"}),
+    "jiju": frozenset({"brother_in_law"}),
+}
+# Kinship words that are also given names in the lists (Gogo, Dadi, Ouma, Nan, Lola): a
+# relation only when the user says it ("Gogo", the user's grandmother), else a name.
+KINSHIP_NAMES: Mapping[str, frozenset[str]] = {
+    **dict.fromkeys(("gogo", "dadi", "ouma", "nan", "nanna", "lola", "tutu"), _GRANDMOTHER),
+    "saba": _GRANDFATHER,
 }
 # A kinship title said before a first name ("Aunt Rosa", "Tía Rosa", "Oma Ingrid") → the
 # relation it says the person has to the user.
 KIN_TITLES: Mapping[str, str] = {
     **dict.fromkeys(("aunt", "auntie", "aunty", "tia", "tita", "tante", "zia"), "aunt"),
+    "oupa": "grandfather",
+    "ouma": "grandmother",
     **dict.fromkeys(("uncle", "tio", "tito", "onkel", "zio"), "uncle"),
     # Persian: a mother's sister, a father's sister; a father's brother, a mother's brother.
     **dict.fromkeys(("khaleh", "ammeh"), "aunt"),
@@ -123,15 +146,29 @@ KIN_SUFFIXES: Mapping[str, str] = {
     "teyze": "aunt",
     **dict.fromkeys(("amca", "dayi"), "uncle"),
 }
+# Titles that are also a courtesy for any elder in much of the English-speaking world
+# (India, Nigeria, Kenya, the Caribbean: "Fernandes uncle" the landlord, "Aunty Wanjiru"
+# the neighbour): they tell the person's gender and rule out a sister or a father, but are
+# no evidence against a neighbour or a family friend.
+COURTESY_TITLES = frozenset({"aunty", "auntie", "uncle"})
 # One each: a full name said as the user's mother (father) is the node named "Mom" ("Dad").
 _ONE_EACH = frozenset({"mother", "father"})
 
 
-def kinship_meanings(norm: str) -> frozenset[str]:
-    """The relations a name means when it is a kinship word alone ("mom" → {"mother"}),
-    else the empty set."""
+def kinship_meanings(
+    norm: str, table: Mapping[str, frozenset[str]] = KINSHIP_WORDS
+) -> frozenset[str]:
+    """The relations a name means when it is a kinship word alone ("mom" → {"mother"},
+    "ah ma" → {"grandmother"}), else the empty set."""
+    return table.get(_kinship_word(norm), frozenset())
+
+
+def _kinship_word(norm: str) -> str:
+    """The one word a kinship word said alone is ("ah ma" is "ahma"), else ""."""
     words = name_words(norm)
-    return KINSHIP_WORDS.get(words[0], frozenset()) if len(words) == 1 else frozenset()
+    if len(words) == 2 and words[0] == "ah":
+        return "ah" + words[1]
+    return words[0] if len(words) == 1 else ""
 
 
 def kin_title(norm: str) -> tuple[str, str] | None:
@@ -159,6 +196,17 @@ def kin_title(norm: str) -> tuple[str, str] | None:
     return role, " ".join(rest)
 
 
+def _courtesy_or_kin(target: StoredNode, mention: Mention) -> bool:
+    """Whether a courtesy title's match is known to the user only as someone outside the
+    family (a neighbour, a landlord) and the mention does not say it is that someone."""
+    outside = specific_roles(target.roles) - family_roles(target.roles)
+    return (
+        bool(outside)
+        and not family_roles(target.roles)
+        and not shares_role(mention.roles, target.roles)
+    )
+
+
 def _named_as(node: StoredNode, meanings: frozenset[str]) -> bool:
     return any(kinship_meanings(f) & meanings for f in node_forms(node))
 
@@ -171,7 +219,7 @@ def _word_verdict(
     person whose name holds the word ("Grandma Ruth", whom the user has not said is their
     grandmother: most people have two) → held; none → None (a new person, unless another
     kind's node of that name is a question)."""
-    meanings = KINSHIP_WORDS[word]
+    meanings = KINSHIP_WORDS.get(word) or KINSHIP_NAMES[word]
     said = frozenset(m for m in meanings if shares_role(frozenset({m}), mention.roles))
     meanings = said or meanings
     exact, loose, namesakes = [], [], []
@@ -243,7 +291,8 @@ def people_verdict(
 
     * a kinship word alone ("Mom", "Appa", "Grandma") → ``_word_verdict``, never the person
       rules (Mama is no short form of Mamadou) — unless the mention's relations say it is
-      someone's name (Nana the friend): then a name;
+      someone's name (Nana the friend): then a name; one that is also a given name ("Gogo",
+      ``KINSHIP_NAMES``) only when the mention's relation says it is that relation;
     * a kinship title and a first name ("Tía Rosa", "Uncle Bob") → the person rules on the
       name without the title (kinship titles taken off the stored names too), the title's
       relation added to what the mention says: the one Rosa → merge ("kin-title"); Rosa
@@ -253,17 +302,37 @@ def people_verdict(
     None when no rule found a candidate."""
     meanings = kinship_meanings(new)
     if meanings and (not mention.roles or any(shares_role(meanings, {r}) for r in mention.roles)):
-        return _word_verdict(name_words(new)[0], same_kind, mention)
+        return _word_verdict(_kinship_word(new), same_kind, mention)
+    named = kinship_meanings(new, KINSHIP_NAMES)
+    if named and any(shares_role(named, {r}) for r in mention.roles):
+        verdict = _word_verdict(_kinship_word(new), same_kind, mention)
+        if verdict is not None:
+            return verdict
     split = kin_title(new)
     if split is not None:
         role, name = split
-        with_role = replace(
-            mention, roles=mention.roles | {role}, gender=mention.gender or gender_of([role])
-        )
-        verdict = person_verdict(name, _without_kin_titles(same_kind), with_role)
-        if verdict is not None and verdict.action == MERGE:
-            return make_verdict(MERGE, [verdict.target], KIN_TITLE, dict(verdict.scores))
-        return verdict
+        gender = mention.gender or gender_of([role])
+        stored = _without_kin_titles(same_kind)
+        courtesy = bool(COURTESY_TITLES & set(name_words(new)))
+        if courtesy:
+            # A courtesy as often as a relation: only another family relation contradicts it.
+            stored = [
+                n
+                for n in stored
+                if not family_roles(n.roles) or shares_role({role}, family_roles(n.roles))
+            ]
+            with_role = replace(mention, gender=gender)
+        else:
+            with_role = replace(mention, roles=mention.roles | {role}, gender=gender)
+        verdict = person_verdict(name, stored, with_role)
+        if verdict is None or verdict.action != MERGE:
+            return verdict
+        target = next(n for n in stored if n.id == verdict.target)
+        if courtesy and _courtesy_or_kin(target, mention):
+            # "Auntie Mae" and Mae the neighbour: the courtesy for her, or an aunt of the same
+            # name not known yet — unless the user says she is the neighbour.
+            return make_verdict(HOLD, [target.id], f"{KIN_TITLE}-courtesy", dict(verdict.scores))
+        return make_verdict(MERGE, [target.id], KIN_TITLE, dict(verdict.scores))
     verdict = person_verdict(new, _without_kin_words(same_kind), mention)
     if verdict is not None:
         return verdict

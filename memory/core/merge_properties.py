@@ -38,16 +38,18 @@ ROLE_DIFFERS = "role-differs"
 
 # Property keys whose values name which referent it is, by kind: where a place, an
 # organisation or an event is, what kind of place or organisation, what animal a pet is, the
-# year of an event. A person's city is not among them — people move — and their age only
-# when two ages are too far apart for one person (``_ages_apart``).
+# year of an event or of a thing (a film and its remake, two cars). A person's city is not
+# among them — people move — and their age only when two ages are too far apart for one
+# person (``_ages_apart``).
 _LOCATION_KEYS = ("city", "state", "province", "county", "region", "country")
 IDENTIFYING_KEYS: Mapping[str, tuple[str, ...]] = {
     "PLACE": (*_LOCATION_KEYS, "type"),
     "ORG": (*_LOCATION_KEYS, "type"),
     "OTHER": ("species", "type"),
-    "THING": ("species", "type"),
-    "EVENT": ("year", *_LOCATION_KEYS),
+    "THING": ("species", "type", "year"),
+    "EVENT": ("year", "date", *_LOCATION_KEYS),
 }
+_YEAR = re.compile(r"\b(?:1[89]|20)\d\d\b")
 # What a person does or is to someone, in the user's words.
 ROLE_KEYS = ("role", "occupation", "job")
 
@@ -169,6 +171,11 @@ def _values_differ(kind: str, key: str, a: object, b: object) -> bool:
     if key == "year":
         ya, yb = str(a).strip(), str(b).strip()
         return ya.isdigit() and yb.isdigit() and ya != yb
+    if key == "date":
+        # "July 2024" and "February 2025": a sitting of an exam, a party, a trip — another
+        # one. Only the years are compared (a date moved within a year is the same event).
+        ya, yb = set(_YEAR.findall(str(a))), set(_YEAR.findall(str(b)))
+        return bool(ya and yb and not ya & yb)
     return _locations_differ(str(a), str(b))
 
 

@@ -98,6 +98,10 @@ NAMED_PLACE_KINDS = frozenset({"ORG", "PLACE"})
 # Two different words this common (wordfreq's Zipf scale: ≈ the 30 000 most used English
 # words) are two words, not one misspelt ("making"/"taking"); a rarer one may be a typo.
 COMMON_WORD_ZIPF = 3.0
+# One concept in the singular and the plural ("challenge" / "challenges"): ``_another_number``.
+NUMBER = "number"
+# One concept the extractor typed two ways (a camping trip as an EVENT and as a THING).
+CONCEPT_KIND = "concept-kind"
 # One name, two people the user's family relations tell apart (a father and his son).
 FAMILY_DIFFERS = "family-differs"
 PUBLIC_DIFFERS = "public-differs"
@@ -210,6 +214,17 @@ def _two_words(x: str, y: str) -> bool:
     if _singular(x) == _singular(y):
         return False
     return word_zipf(x) >= COMMON_WORD_ZIPF and word_zipf(y) >= COMMON_WORD_ZIPF
+
+
+def _another_number(new: str, form: str) -> bool:
+    """The same words, one or more said in the other grammatical number ("friend" /
+    "friends", "dance class" / "dance classes"): one concept."""
+    a, b = _WORD.findall(new), _WORD.findall(form)
+    return (
+        a != b
+        and len(a) == len(b)
+        and all(x == y or _singular(x) == _singular(y) for x, y in zip(a, b, strict=True))
+    )
 
 
 def _singular(word: str) -> str:
@@ -374,6 +389,18 @@ def decide_merge(
     spelled = [n.id for n in same_kind if any(keys & spelling_keys(f) for f in node_forms(n))]
     if spelled:
         return _one_or_several(spelled, SPELLING)
+    if kind in CONCEPT_KINDS:
+        # One concept said in the singular and in the plural ("challenge" / "challenges",
+        # "camping trips"): on real conversations nearly every question the rules asked.
+        # Not a proper name against a common noun: Python the language, pythons the snakes.
+        counted = [
+            n.id
+            for n in same_kind
+            if name[:1].isupper() == n.name[:1].isupper()
+            and any(_another_number(new, f) for f in node_forms(n))
+        ]
+        if counted:
+            return _one_or_several(counted, NUMBER)
     if kind not in ("PERSON", "PLACE"):
         # A thing or an organisation named once in Cyrillic or Greek letters and once in
         # Latin ones ("самовар" / samovar, "Газпром" / Gazprom). People have their own
@@ -448,6 +475,14 @@ def decide_merge(
         and not _told_apart(kind, mention, n)
     ]
     if others:
+        if kind in CONCEPT_KINDS and len(others) == 1:
+            # "aerial yoga" the user likes (PREFERENCE) and the aerial yoga they took up
+            # (THING); a camping trip as an EVENT and as a THING: the extractor typed one
+            # concept two ways. People, pets, organisations and places are named things
+            # and stay a question.
+            only = next(n for n in usable if n.id == others[0])
+            if only.kind in CONCEPT_KINDS and not only.roles & {PET}:
+                return make_verdict(MERGE, others, CONCEPT_KIND, {only.id: 1.0})
         return make_verdict(HOLD, others, "other-kind", dict.fromkeys(others, 1.0))
 
     if kind == "THING" and mention.roles & TIE_ROLES:

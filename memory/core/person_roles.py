@@ -111,6 +111,18 @@ _SYNONYMS = {
     "husband": "partner_m",
     "spouse": "partner",
     "works_with": "colleague",
+    "stepdad": "stepfather",
+    "stepmom": "stepmother",
+    "stepmum": "stepmother",
+    "step_father": "stepfather",
+    "step_mother": "stepmother",
+    "step_dad": "stepfather",
+    "step_mom": "stepmother",
+    "step_mum": "stepmother",
+    "step_brother": "stepbrother",
+    "step_sister": "stepsister",
+    "step_son": "stepson",
+    "step_daughter": "stepdaughter",
     "married_to": "partner",
     "dating": "partner",
 }
@@ -310,6 +322,80 @@ def roles_from_relations(relations: Iterable[tuple[str, bool]]) -> frozenset[str
     return frozenset(r for r in roles if r)
 
 
+# Someone stated to be younger than this is a child: not the user's colleague, boss,
+# partner, parent or doctor (Ethan, aged six, the daughter's classmate, is not Ethan the
+# colleague). A pseudo-role of the mention, in no vocabulary of roles the user names.
+MINOR = "minor"
+MINOR_BELOW_AGE = 16
+_ADULT_ONLY = _PARTNER | frozenset(
+    {
+        "mother",
+        "father",
+        "stepmother",
+        "stepfather",
+        "parent",
+        "grandmother",
+        "grandfather",
+        "grandparent",
+        "mother_in_law",
+        "father_in_law",
+        "colleague",
+        "boss",
+        "manager",
+        "supervisor",
+        "employee",
+        "report",
+        "assistant",
+        "client",
+        "mentor",
+        "teacher",
+        "tutor",
+        "doctor",
+        "therapist",
+        "coach",
+        "landlord",
+    }
+)
+# Properties in which an extractor states what someone is to the user ("role":
+# "mother-in-law", "relation": "stepbrother").
+_ROLE_PROPERTIES = ("role", "relation", "relationship")
+
+
+def roles_from_properties(properties: Mapping | None) -> frozenset[str]:
+    """The roles a person's properties state: a ``role`` (``relation``) that is one of the
+    words roles are named by ("mother-in-law", "my stepdad", "ex-girlfriend"; an occupation
+    such as "sales rep" is none), and ``MINOR`` for an ``age`` under ``MINOR_BELOW_AGE``."""
+    roles: set[str] = set()
+    for key in _ROLE_PROPERTIES:
+        value = (properties or {}).get(key)
+        if not isinstance(value, str):
+            continue
+        word = value.strip().lower().removeprefix("my ").replace("-", "_").replace(" ", "_")
+        for prefix in ("former_", "ex_", "late_"):
+            if prefix == "ex_" and role_word(word.removeprefix(prefix)) in _PARTNER:
+                # An ex-husband is no longer the partner: said of him, it is no role that
+                # a partner now could share (a new boyfriend of the same name).
+                break
+            word = word.removeprefix(prefix)
+        word = role_word(word)
+        if word in _PEOPLE:
+            roles.add(word)
+    age = _age((properties or {}).get("age"))
+    if age is not None and age < MINOR_BELOW_AGE:
+        roles.add(MINOR)
+    return frozenset(roles)
+
+
+def _age(value: object) -> float | None:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int | float):
+        return float(value)
+    if isinstance(value, str) and value.strip().isdigit():
+        return float(value.strip())
+    return None
+
+
 def gender_of(
     roles: Iterable[str], *, titles: Iterable[str] = (), properties: Mapping | None = None
 ) -> str:
@@ -336,8 +422,24 @@ def gender_of(
     return seen.pop() if len(seen) == 1 else ""
 
 
+# A step- or half-relation is said plainly as often as not: a stepbrother is "my brother",
+# a stepdad "Dad" (an in-law never is: a mother-in-law is not "my mother").
+_SAID_PLAINLY = {
+    "stepmother": "mother",
+    "stepfather": "father",
+    "stepsister": "sister",
+    "stepbrother": "brother",
+    "stepson": "son",
+    "stepdaughter": "daughter",
+    "half_sister": "sister",
+    "half_brother": "brother",
+}
+
+
 def _compatible(a: str, b: str) -> bool:
     if a == b or (a in _PARTNER and b in _PARTNER):
+        return True
+    if _SAID_PLAINLY.get(a) == b or _SAID_PLAINLY.get(b) == a:
         return True
     return b in _GENERAL.get(a, ()) or a in _GENERAL.get(b, ())
 
@@ -353,10 +455,14 @@ def contradicts(
     * a family role on one side (not a partner: partners are often met at work) and only
       social roles on the other (a sister vs a colleague);
     * a pet on one side and a person's role on the other (the cat Luna, the friend Luna);
+    * a child (``MINOR``, a stated age under 16) on one side and a role only an adult has
+      on the other (a colleague, a parent, a partner);
     * a public figure the user only admires on one side (LIKES, FAN_OF) and a person the
       user knows on the other (Taylor Swift, and Taylor the colleague).
     Social roles never contradict each other (a colleague can be a friend)."""
     if gender_a and gender_b and gender_a != gender_b:
+        return True
+    if (MINOR in roles_a and roles_b & _ADULT_ONLY) or (MINOR in roles_b and roles_a & _ADULT_ONLY):
         return True
     if public_and_personal(roles_a, roles_b):
         return True

@@ -16,11 +16,13 @@ from memory.core.merge_rules import (
     normalise_name,
 )
 from memory.core.person_names import gender_of, parse_person, roles_from_relations
+from memory.core.person_roles import roles_from_properties
 from memory.models import Edge, MergeDecision, MergeStatus, Node
 
 
 def _stored(node: Node, links: Sequence[tuple[str, bool]] = ()) -> StoredNode:
-    roles = roles_from_relations(links)
+    properties = node.properties if isinstance(node.properties, dict) else {}
+    roles = roles_from_relations(links) | roles_from_properties(properties)
     titles = [parse_person(normalise_name(f)).title for f in [node.name, *node.aliases]]
     return StoredNode(
         id=node.pk,
@@ -30,8 +32,8 @@ def _stored(node: Node, links: Sequence[tuple[str, bool]] = ()) -> StoredNode:
         is_self=node.is_self,
         provisional=node.provisional,
         roles=roles,
-        gender=gender_of(roles, titles=titles, properties=node.properties),
-        properties=node.properties if isinstance(node.properties, dict) else {},
+        gender=gender_of(roles, titles=titles, properties=properties),
+        properties=properties,
     )
 
 
@@ -116,9 +118,9 @@ def _settled_apart(user, entities: Sequence[dict]) -> dict[tuple[str, str], set[
 def _mention(
     entity: dict, links: Sequence[tuple[str, bool]], apart: Mapping[tuple[str, str], set[int]]
 ) -> Mention:
-    roles = roles_from_relations(links)
-    title = parse_person(normalise_name(entity["name"])).title
     properties = entity.get("properties") or {}
+    roles = roles_from_relations(links) | roles_from_properties(properties)
+    title = parse_person(normalise_name(entity["name"])).title
     return Mention(
         roles=roles,
         gender=gender_of(roles, titles=[title], properties=properties),

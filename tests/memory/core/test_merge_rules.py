@@ -136,15 +136,47 @@ def test_similarity_threshold_is_a_parameter():
         # Two different common words a letter apart are two words.
         ("making", "taking", "none"),
         ("pottery class", "poetry class", "none"),
-        # A misspelling or another number of the same words is still asked about.
+        # A misspelling of the same words is still asked about.
         ("potery", "pottery", "similar"),
-        ("challenges", "challenge", "similar"),
-        ("art classes", "art class", "similar"),
+        # Another number of the same words is the same concept.
+        ("challenges", "challenge", "number"),
+        ("art classes", "art class", "number"),
+        ("friend", "friends", "number"),
     ],
 )
 @pytest.mark.parametrize("kind", ["THING", "TOPIC", "EVENT", "PREFERENCE"])
 def test_concepts_are_candidates_only_by_spelling(name, stored, rule, kind):
     assert decide_merge(name, kind, [StoredNode(30, kind, stored)]).rule == rule
+
+
+@pytest.mark.parametrize("kind", ["THING", "EVENT"])
+def test_a_concept_in_two_numbers_merges_only_into_one(kind):
+    one = decide_merge("dreams", kind, [StoredNode(30, kind, "dream")])
+    assert (one.action, one.target) == ("merge", 30)
+    both = decide_merge(
+        "dream", kind, [StoredNode(30, kind, "dreams"), StoredNode(31, kind, "wish", ("dreams",))]
+    )
+    assert (both.action, both.rule, set(both.candidates)) == ("hold", "number-ambiguous", {30, 31})
+
+
+@pytest.mark.parametrize(("kind", "stored_kind"), [("THING", "EVENT"), ("PREFERENCE", "THING")])
+def test_one_concept_typed_two_ways_merges(kind, stored_kind):
+    verdict = decide_merge("camping trip", kind, [StoredNode(30, stored_kind, "camping trip")])
+    assert (verdict.action, verdict.rule, verdict.target) == ("merge", "concept-kind", 30)
+
+
+@pytest.mark.parametrize(
+    ("kind", "stored"),
+    [
+        ("PERSON", StoredNode(30, "THING", "art")),  # Art the person, art the subject
+        ("THING", StoredNode(30, "ORG", "Pride")),  # an organisation is a named thing
+        ("EVENT", StoredNode(30, "THING", "Luna", roles=frozenset({"pet"}))),
+    ],
+)
+def test_named_things_of_another_kind_stay_a_question(kind, stored):
+    name = stored.name.lower() if kind != "PERSON" else "Art"
+    verdict = decide_merge(name, kind, [stored])
+    assert (verdict.action, verdict.rule) == ("hold", "other-kind")
 
 
 @pytest.mark.parametrize("kind", ["PERSON", "ORG", "PLACE", "OTHER"])
