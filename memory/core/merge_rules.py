@@ -48,6 +48,13 @@ from memory.core.merge_types import (
     make_verdict,
     node_forms,
 )
+from memory.core.name_heads import (
+    KIND_WORD,
+    KIND_WORDS,
+    WORD_ORDER,
+    in_another_order,
+    with_kind_word,
+)
 from memory.core.name_spelling import has_transliterable_letters, romanised_alike, spelling_keys
 from memory.core.person_forms import TRANSLITERATION
 from memory.core.person_names import SPELLING, contradicts, parse_person
@@ -440,6 +447,16 @@ def decide_merge(
         cut = [n.id for n in same_kind if any(clipped(new, f) for f in node_forms(n))]
         if cut:
             return _one_or_several(cut, CLIPPED)
+    if kind in KIND_WORDS:
+        headed = [
+            n.id for n in same_kind if any(with_kind_word(new, f, kind) for f in node_forms(n))
+        ]
+        if headed:
+            return _one_or_several(headed, KIND_WORD)
+    if kind == "EVENT":
+        ordered = [n.id for n in same_kind if any(in_another_order(new, f) for f in node_forms(n))]
+        if ordered:
+            return _one_or_several(ordered, WORD_ORDER)
 
     described = description_words(new)
     if described:

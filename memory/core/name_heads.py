@@ -1,0 +1,69 @@
+"""Names said with or without the word for what they are, and events named in either word
+order (issue 21, round 7). Pure functions.
+
+* **The kind word.** "Blue Door" is the Blue Door Café, "Oakwood Primary" Oakwood Primary
+  School, "IELTS" the IELTS exam, "jazz" jazz music: the last word of the longer name is the
+  word for the kind of thing it is — the head of the phrase, which restates the kind, where
+  a word put *before* a concept narrows it ("painted bowl" is not "bowl"). Only the kind
+  words of ``KIND_WORDS``, each for the kinds it names.
+* **Word order.** "trip to Japan" is the Japan trip, "interview at Stripe" the Stripe
+  interview: an event named with the same words in another order, the little words left out.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+
+from memory.core.name_spelling import fold_accents
+from memory.core.words import STOP_WORDS
+
+KIND_WORD = "kind-word"
+WORD_ORDER = "word-order"
+
+_ORG_WORDS = frozenset(
+    {
+        *("school", "academy", "hospital", "clinic", "cafe", "restaurant", "bistro", "bakery"),
+        *("pub", "gym", "church", "chapel", "mosque", "temple", "synagogue", "library"),
+        *("museum", "hotel", "salon", "studio", "pharmacy"),
+    }
+)
+# A saint's name is given to a parish's church, school and hospital alike: "St. Mary's"
+# alone is any of them.
+_DEDICATIONS = frozenset({"st", "saint", "san", "santa", "sankt", "ste", "sainte"})
+# The word for what a thing of the kind is, said after its name or left out.
+KIND_WORDS: dict[str, frozenset[str]] = {
+    "ORG": _ORG_WORDS,
+    "EVENT": frozenset({"exam", "test", "festival", "conference", "summit", "marathon"}),
+    "TOPIC": frozenset({"music"}),
+    "PREFERENCE": frozenset({"music", "food", "cuisine"}),
+}
+_WORD = re.compile(r"[^\W_]+")
+
+
+def _words(norm: str) -> list[str]:
+    return _WORD.findall(fold_accents(norm).lower())
+
+
+def with_kind_word(a: str, b: str, kind: str) -> bool:
+    """Whether one normalised name is the other with the word for its kind after it
+    ("blue door" / "blue door café" for an ORG)."""
+    kind_words = KIND_WORDS.get(kind)
+    if not kind_words:
+        return False
+    short, long = sorted((_words(a), _words(b)), key=len)
+    return (
+        len(long) == len(short) + 1
+        and long[:-1] == short
+        and long[-1] in kind_words
+        and any(w not in STOP_WORDS and w not in kind_words for w in short)
+        and short[0] not in _DEDICATIONS
+    )
+
+
+def in_another_order(a: str, b: str) -> bool:
+    """Whether two event names are the same words in another order, the little words left
+    out ("trip to japan" / "japan trip"); two words or more, and not the same order."""
+    wa = [w for w in _words(a) if w not in STOP_WORDS]
+    wb = [w for w in _words(b) if w not in STOP_WORDS]
+    return len(wa) >= 2 and wa != wb and Counter(wa) == Counter(wb)
