@@ -109,7 +109,8 @@ def _person_match(inc: PersonName, form: PersonName) -> str | None:
     * the same words with another title or other accents → "title" / "spelling";
     * title + surname ("Mr. Patterson") → the surname of a full name ("Matt Patterson"),
       or a full name → a stored title + surname → "title"; a title and a first name ("Coach
-      Dave") → that first name or a nickname of it in a full name → "first-name";
+      Dave", "Big Mike") → that first name or a nickname of it in a full name, and a full name
+      → a stored title and its first name ("Miss Hyacinth") → "first-name";
     * the same full name in Cyrillic or Greek and in Latin letters → "transliteration";
     * one name is a lone first name and the other a full name whose first name is the
       same, a nickname of it ("first-name"), a respelling ("spelling") or a clipped form
@@ -137,7 +138,12 @@ def _person_match(inc: PersonName, form: PersonName) -> str | None:
             return "first-name"
         return None
     if form.title and len(b) == 1:
-        return "title" if _surname_of(b[0], a) else None
+        if _surname_of(b[0], a):
+            return "title"
+        # A stored "Miss Hyacinth", "Coach Dave": the full name of that first name.
+        if len(a) >= 2 and (a[0] == b[0] or relate_first_names(a[0], b[0]) == "nickname"):
+            return "first-name"
+        return None
     across = transliterated(a, b)
     if across is not None:
         return across
@@ -398,8 +404,8 @@ def _pick_among(
     mention: Mention,
     scores: dict[int, float],
 ) -> MergeVerdict:
-    """Several candidates fit: the one the user's relation, place, title or the gender of
-    their title picks (merge), else a question among them all."""
+    """Several candidates fit: the one the user's relation, place, title, the gender of
+    their title or the role said of them picks (merge), else a question among them all."""
     picked = _picked_by_role(found, fitting, by_id, mention)
     # Unless what was said places the person elsewhere than the one the relation picks
     # (Lars the colleague, in Oslo; the colleague Lars lives in Gothenburg, the friend
@@ -414,6 +420,9 @@ def _pick_among(
     )
     if picked is not None:
         return make_verdict(MERGE, [picked], "title", {picked: scores[picked]})
+    picked = _picked_by_stated_role(fitting, by_id, mention)
+    if picked is not None:
+        return make_verdict(MERGE, [picked], found[picked] + BY_ROLE, {picked: scores[picked]})
     rule = min(found.values(), key=_PERSON_RANK.__getitem__)
     return make_verdict(HOLD, fitting, f"{rule}-ambiguous", scores)
 
@@ -514,6 +523,22 @@ def _picked_by_place(
         if any(shares_role(roles, by_id[i].roles) for i in others):
             return None
     return same[0]
+
+
+def _picked_by_stated_role(
+    fitting: list[int], by_id: dict[int, StoredNode], mention: Mention
+) -> int | None:
+    """The one candidate whose stated role (occupation) is the one said now, when every
+    other is known as something else — another stated role, or a relative, whom the user
+    names by the relation ("Chloe" the babysitter: Chloe Martin the babysitter, not the
+    niece Chloe; "Dr Patel" the GP: Meera Patel the GP, not Anil Patel the dentist)."""
+    said = [i for i in fitting if _same_role_said(mention, by_id[i])]
+    if len(said) != 1:
+        return None
+    others = [by_id[i] for i in fitting if i != said[0]]
+    if all(roles_differ(mention.properties, n.properties) or family_roles(n.roles) for n in others):
+        return said[0]
+    return None
 
 
 def _same_role_said(mention: Mention, node: StoredNode) -> bool:

@@ -13,7 +13,7 @@ import re
 
 from rapidfuzz.distance import OSA
 
-from memory.core.first_names import is_given_name
+from memory.core.first_names import is_given_name, name_gender
 from memory.core.name_spelling import (
     has_transliterable_letters,
     is_latin_word,
@@ -84,13 +84,22 @@ def transliterated(a: tuple[str, ...], b: tuple[str, ...]) -> str | None:
 def middle_names(a: tuple[str, ...], b: tuple[str, ...]) -> str | None:
     """A full name said without its middle names or second surname: the shorter (two words
     or more) starts with the same first name and its other words come, in order, among the
-    longer's ("María García" / María José García López, "Ana Lucía" / Ana Lucía Paredes).
-    Never across a generational suffix (John Smith / John Smith Jr.)."""
+    longer's ("María García" / María José García López, "Ana Lucía" / Ana Lucía Paredes);
+    or the longer without its first word ("Henry Peters" / William Henry Peters, "Wei Ming"
+    / Tan Wei Ming). Never across a generational suffix (John Smith / John Smith Jr.)."""
     short, long = sorted((a, b), key=len)
-    if len(short) < 2 or len(short) == len(long) or short[0] != long[0]:
+    if len(short) < 2 or len(short) == len(long) or _GENERATIONS & {*short, *long}:
         return None
-    if _GENERATIONS & {*short, *long}:
-        return None
+    if short[0] != long[0]:
+        # Called by the middle name ("Henry Peters" / William Henry Peters), or by the given
+        # name of a family-name-first name ("Wei Ming" / Tan Wei Ming): the rest of the name
+        # after its first word.
+        # Not across genders: "José Fernández" is not María José Fernández, whose
+        # given name is María José.
+        if tuple(long[1:]) != tuple(short):
+            return None
+        genders = {name_gender(long[0]), name_gender(short[0])}
+        return None if genders == {"f", "m"} else MIDDLE_NAME
     rest = iter(long[1:])
     if not all(word in rest for word in short[1:]):
         return None

@@ -85,6 +85,11 @@ TITLES: Mapping[str, str] = {
     "coach": "",
     "pastor": "",
     "rabbi": "",
+    # Epithets friends give one of two of a name ("Big Mike", "Little Sam"): the first name
+    # said with a word before it, as with a title.
+    "big": "",
+    "little": "",
+    "lil": "",
 }
 
 _SYNONYMS = {

@@ -158,3 +158,41 @@ def test_a_kinship_word_that_is_a_given_name_needs_the_relation_said():
 )
 def test_a_year_tells_two_things_or_two_events_apart(kind, said, stored, differ):
     assert properties_differ(kind, said, stored) is differ
+
+
+# --- epithets, a stored form of address, the rest of a name after its first word ---------------
+
+
+def test_big_mike_is_mike_and_asked_between_two():
+    assert decide("Big Mike", [node(1, "Mike Dunn", "friend")])[:2] == ("merge", 1)
+    two = [node(1, "Mike Dunn", "friend"), node(2, "Mike Okafor", "friend")]
+    assert decide("Big Mike", two)[0] == "hold"
+
+
+@pytest.mark.parametrize(
+    ("stored", "said"), [("Miss Hyacinth", "Hyacinth Brown"), ("Coach Dave", "Dave Sullivan")]
+)
+def test_a_full_name_reaches_a_stored_form_of_address(stored, said):
+    assert decide(said, [node(1, stored)]) == ("merge", 1, "first-name")
+
+
+@pytest.mark.parametrize(
+    ("stored", "said"), [("William Henry Peters", "Henry Peters"), ("Tan Wei Ming", "Wei Ming")]
+)
+def test_the_name_after_its_first_word_is_the_person(stored, said):
+    assert decide(said, [node(1, stored)]) == ("merge", 1, "middle-name")
+
+
+def test_not_across_genders_of_a_compound_given_name():
+    # María José is her given name: José Fernández is someone else.
+    assert decide("José Fernández", [node(1, "María José Fernández")])[0] == "new"
+
+
+def test_the_role_said_picks_among_several():
+    stored = [
+        node(1, "Chloe Martin", role="babysitter"),
+        node(2, "Chloe Nguyen", "niece"),
+    ]
+    assert decide("Chloe", stored, role="babysitter") == ("merge", 1, "first-name-by-role")
+    # One of unknown occupation may be the babysitter too: asked.
+    assert decide("Chloe", [stored[0], node(3, "Chloe Park")], role="babysitter")[0] == "hold"
