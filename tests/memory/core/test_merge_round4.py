@@ -8,20 +8,9 @@ import pytest
 
 from memory.core.descriptions import description_words, fits_description
 from memory.core.merge_properties import properties_differ
-from memory.core.merge_rules import Mention, StoredNode, decide_merge
 from memory.core.name_scripts import across_scripts, reading_of
 from memory.core.place_names import country_iso
-
-
-def node(node_id, name, *roles, kind="PERSON", **properties):
-    return StoredNode(node_id, kind, name, roles=frozenset(roles), properties=properties)
-
-
-def decide(name, stored, kind="PERSON", roles=(), **properties):
-    mention = Mention(roles=frozenset(roles), properties=properties)
-    verdict = decide_merge(name, kind, stored, mention=mention)
-    return verdict.action, verdict.target, verdict.rule
-
+from tests.memory.core.merge_helpers import decide, node
 
 # --- other scripts -----------------------------------------------------------------------------
 

@@ -5,19 +5,9 @@ languages said alone (SPEC §5.6). Pure functions."""
 import pytest
 
 from memory.core.merge_properties import properties_differ, what_it_is
-from memory.core.merge_rules import Mention, StoredNode, decide_merge
 from memory.core.person_names import PET_FORM, relate_first_names
 from memory.core.person_roles import ADMIRED, TIE_ROLES, roles_from_relations
-
-
-def node(node_id, name, *roles, kind="PERSON", **properties):
-    return StoredNode(node_id, kind, name, roles=frozenset(roles), properties=properties)
-
-
-def decide(name, stored, kind="PERSON", roles=()):
-    verdict = decide_merge(name, kind, stored, mention=Mention(roles=frozenset(roles)))
-    return verdict.action, verdict.target, verdict.rule
-
+from tests.memory.core.merge_helpers import decide, node
 
 # --- diminutive suffixes -------------------------------------------------------------------
 
@@ -125,30 +115,24 @@ def test_pet_forms_of_more_languages_reach_the_full_name(said, stored):
 # --- what is said now differs from what is stored ---------------------------------------------
 
 
-def decide_said(name, stored, roles=(), **properties):
-    mention = Mention(roles=frozenset(roles), properties=properties)
-    verdict = decide_merge(name, "PERSON", stored, mention=mention)
-    return verdict.action, verdict.target, verdict.rule
-
-
 def test_a_first_name_said_with_another_relation_is_asked():
     stored = [node(1, "Baraka Otieno", "friend")]
-    action, _, rule = decide_said("Baraka", stored, roles=("colleague",))
+    action, _, rule = decide("Baraka", stored, roles=("colleague",))
     assert action == "hold"
     assert rule.endswith("role-differs")
-    assert decide_said("Baraka", stored, roles=("friend",))[:2] == ("merge", 1)
+    assert decide("Baraka", stored, roles=("friend",))[:2] == ("merge", 1)
 
 
 def test_a_first_name_said_in_another_city_alone_still_merges():
     # People move: another city alone is no question (a full name with another relation
     # too is, below).
     stored = [node(1, "Tomás Herrera", "friend", city="Bogotá")]
-    assert decide_said("Tomás", stored, roles=("friend",), city="Medellín")[:2] == ("merge", 1)
+    assert decide("Tomás", stored, roles=("friend",), city="Medellín")[:2] == ("merge", 1)
 
 
 def test_a_full_name_with_another_relation_role_and_city_is_a_possible_namesake():
     stored = [node(1, "Maria Santos", "friend", city="Manila", role="accountant")]
-    action, _, rule = decide_said(
+    action, _, rule = decide(
         "Maria Santos", stored, roles=("doctor",), role="cardiologist", city="Lisbon"
     )
     assert (action, rule) == ("hold", "exact-role-differs")
@@ -157,22 +141,22 @@ def test_a_full_name_with_another_relation_role_and_city_is_a_possible_namesake(
 def test_a_full_name_with_only_its_relation_changed_is_the_same_person():
     # A colleague promoted to boss: one difference is the person described anew.
     stored = [node(1, "Oscar Lindberg", "colleague", role="engineer")]
-    assert decide_said("Oscar Lindberg", stored, roles=("boss",), role="engineer")[:2] == (
+    assert decide("Oscar Lindberg", stored, roles=("boss",), role="engineer")[:2] == (
         "merge",
         1,
     )
-    assert decide_said("Oscar Lindberg", stored, roles=("boss",))[:2] == ("merge", 1)
+    assert decide("Oscar Lindberg", stored, roles=("boss",))[:2] == ("merge", 1)
 
 
 def test_a_full_name_with_two_differences_is_the_same_person_described_anew():
     # A colleague promoted to team lead; a neighbour who moved and is now a friend.
     dana = [node(1, "Dana Whitfield", "colleague", role="senior analyst")]
-    assert decide_said("Dana Whitfield", dana, roles=("boss",), role="team lead")[:2] == (
+    assert decide("Dana Whitfield", dana, roles=("boss",), role="team lead")[:2] == (
         "merge",
         1,
     )
     ellen = [node(1, "Ellen Fisher", "neighbour", city="Portland")]
-    assert decide_said("Ellen Fisher", ellen, roles=("friend",), city="Seattle")[:2] == (
+    assert decide("Ellen Fisher", ellen, roles=("friend",), city="Seattle")[:2] == (
         "merge",
         1,
     )
@@ -254,8 +238,8 @@ def test_a_relation_does_not_pick_a_person_the_city_places_elsewhere():
         node(1, "Lars Eriksson", "colleague", city="Gothenburg"),
         node(2, "Lars Nilsson", "friend", city="Oslo"),
     ]
-    assert decide_said("Lars", stored, roles=("colleague",), city="Oslo")[0] == "hold"
-    assert decide_said("Lars", stored, roles=("colleague",))[:2] == ("merge", 1)
+    assert decide("Lars", stored, roles=("colleague",), city="Oslo")[0] == "hold"
+    assert decide("Lars", stored, roles=("colleague",))[:2] == ("merge", 1)
 
 
 def test_a_public_figure_the_user_likes_is_not_a_person_they_know():
@@ -263,7 +247,7 @@ def test_a_public_figure_the_user_likes_is_not_a_person_they_know():
     assert decide("Taylor", swift, roles=("colleague",))[0] == "new"
     assert decide("Taylor", swift)[:2] == ("merge", 1)
     jordan = [node(1, "Michael Jordan", "friend", role="college roommate")]
-    verdict = decide_said("Michael Jordan", jordan, roles=("admired",), role="basketball player")
+    verdict = decide("Michael Jordan", jordan, roles=("admired",), role="basketball player")
     assert verdict[0::2] == ("new", "public-differs")
     assert decide("Michael Jordan", jordan)[:2] == ("merge", 1)
 
@@ -312,8 +296,8 @@ def test_a_role_said_of_a_person_fits_a_description():
         node(1, "Amanda Rhodes", "doctor", role="therapist"),
         node(2, "Susan Kim", "doctor", role="family physician"),
     ]
-    assert decide_said("my therapist", stored, role="therapist")[:2] == ("merge", 1)
-    assert decide_said("my doctor", stored)[0] == "hold"
+    assert decide("my therapist", stored, role="therapist")[:2] == ("merge", 1)
+    assert decide("my doctor", stored)[0] == "hold"
 
 
 def test_a_diminutive_the_table_lists_is_not_vetoed_by_the_gender_lists():
@@ -386,7 +370,7 @@ def test_ages_far_apart_are_two_people_and_near_ones_one():
     assert not properties_differ("PERSON", {"age": "46"}, {"age": "45"})
     assert not properties_differ("PERSON", {"age": "about 40"}, {"age": "11"})  # not a number
     kevin = [node(1, "Kevin O'Brien", "colleague", age="45")]
-    assert decide_said("Kevin O'Brien", kevin, age="11")[0] == "new"
+    assert decide("Kevin O'Brien", kevin, age="11")[0] == "new"
 
 
 def test_an_event_somewhere_else_is_another_event():
@@ -404,8 +388,8 @@ def test_a_stated_role_with_the_relation_picks_between_two_names():
         node(1, "Christine Bell", "colleague", role="nurse"),
         node(2, "Christopher Hall", "friend", role="plumber"),
     ]
-    assert decide_said("Chris", stored, roles=("colleague",), role="nurse")[:2] == ("merge", 1)
-    assert decide_said("Chris", stored, roles=("colleague",))[0] == "hold"
+    assert decide("Chris", stored, roles=("colleague",), role="nurse")[:2] == ("merge", 1)
+    assert decide("Chris", stored, roles=("colleague",))[0] == "hold"
 
 
 def test_where_the_user_places_a_person_picks_between_two_of_one_name():
@@ -413,10 +397,10 @@ def test_where_the_user_places_a_person_picks_between_two_of_one_name():
         node(1, "Sarah Cohen", "friend", city="Boston"),
         node(2, "Sarah Mitchell", "colleague", city="Austin"),
     ]
-    verdict = decide_said("Sarah", stored, roles=("friend",), city="Boston")
+    verdict = decide("Sarah", stored, roles=("friend",), city="Boston")
     assert verdict == ("merge", 1, "first-name-by-place")
-    assert decide_said("Sarah", stored, city="Denver")[0] == "hold"
-    assert decide_said("Sarah", stored)[0] == "hold"
+    assert decide("Sarah", stored, city="Denver")[0] == "hold"
+    assert decide("Sarah", stored)[0] == "hold"
 
 
 def test_a_kinship_title_that_is_a_name_counts_before_a_pet_form_of_the_world_table():

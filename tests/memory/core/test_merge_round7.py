@@ -6,19 +6,9 @@ functions; the Write path's use of them is in tests/memory/test_resolution_round
 import pytest
 
 from memory.core.merge_properties import properties_differ
-from memory.core.merge_rules import Mention, StoredNode, decide_merge
+from memory.core.merge_rules import StoredNode, decide_merge
 from memory.core.person_roles import MINOR, contradicts, roles_from_properties
-
-
-def node(node_id, name, *roles, kind="PERSON", **properties):
-    return StoredNode(node_id, kind, name, roles=frozenset(roles), properties=properties)
-
-
-def decide(name, stored, kind="PERSON", roles=(), **properties):
-    mention = Mention(roles=frozenset(roles), properties=properties)
-    verdict = decide_merge(name, kind, stored, mention=mention)
-    return verdict.action, verdict.target, verdict.rule
-
+from tests.memory.core.merge_helpers import decide, node
 
 # --- roles stated in properties ----------------------------------------------------------------
 
