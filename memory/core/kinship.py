@@ -199,9 +199,8 @@ def kin_title(norm: str) -> tuple[str, str] | None:
 def _courtesy_or_kin(target: StoredNode, mention: Mention) -> bool:
     """Whether a courtesy title's match is known to the user only as someone outside the
     family (a neighbour, a landlord) and the mention does not say it is that someone."""
-    outside = specific_roles(target.roles) - family_roles(target.roles)
     return (
-        bool(outside)
+        bool(specific_roles(target.roles))
         and not family_roles(target.roles)
         and not shares_role(mention.roles, target.roles)
     )

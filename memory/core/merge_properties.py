@@ -17,7 +17,7 @@ from collections.abc import Mapping
 
 from memory.core.merge_places import is_acronym_of
 from memory.core.name_spelling import fold_accents
-from memory.core.person_roles import PEOPLE_ROLES
+from memory.core.person_roles import PEOPLE_ROLES, stated_age
 from memory.core.place_names import country_iso, state_country
 from memory.core.words import STOP_WORDS
 
@@ -205,7 +205,7 @@ _AGES_APART = 15
 
 def _ages_apart(a: object, b: object) -> bool:
     """Kevin O'Brien aged 45, Kevin O'Brien aged 11: his son."""
-    ages = [int(str(v).strip()) for v in (a, b) if str(v).strip().isdigit()]
+    ages = [age for v in (a, b) if (age := stated_age(v)) is not None]
     return len(ages) == 2 and abs(ages[0] - ages[1]) >= _AGES_APART
 
 

@@ -481,7 +481,7 @@ def decide_merge(
 
     # What the user said may settle it: the friend Luna is not the cat Luna (HAS_PET).
     others = [
-        n.id
+        n
         for n in usable
         if n.kind != kind
         and not n.provisional
@@ -492,15 +492,14 @@ def decide_merge(
         and not _told_apart(kind, mention, n)
     ]
     if others:
-        if kind in CONCEPT_KINDS and len(others) == 1:
-            # "aerial yoga" the user likes (PREFERENCE) and the aerial yoga they took up
-            # (THING); a camping trip as an EVENT and as a THING: the extractor typed one
-            # concept two ways. People, pets, organisations and places are named things
-            # and stay a question.
-            only = next(n for n in usable if n.id == others[0])
-            if only.kind in CONCEPT_KINDS and not only.roles & {PET}:
-                return make_verdict(MERGE, others, CONCEPT_KIND, {only.id: 1.0})
-        return make_verdict(HOLD, others, "other-kind", dict.fromkeys(others, 1.0))
+        # "aerial yoga" the user likes (PREFERENCE) and the aerial yoga they took up (THING);
+        # a camping trip as an EVENT and as a THING: the extractor typed one concept two
+        # ways. People, pets, organisations and places are named things and stay a question.
+        only = others[0]
+        if len(others) == 1 and {kind, only.kind} <= CONCEPT_KINDS and PET not in only.roles:
+            return make_verdict(MERGE, [only.id], CONCEPT_KIND, {only.id: 1.0})
+        ids = [n.id for n in others]
+        return make_verdict(HOLD, ids, "other-kind", dict.fromkeys(ids, 1.0))
 
     if kind == "THING" and mention.roles & TIE_ROLES:
         # The user's own thing by its first words ("Kindle", the Kindle Paperwhite the user

@@ -385,20 +385,17 @@ def roles_from_properties(properties: Mapping | None) -> frozenset[str]:
         word = role_word(word)
         if word in _PEOPLE:
             roles.add(word)
-    age = _age((properties or {}).get("age"))
+    age = stated_age((properties or {}).get("age"))
     if age is not None and age < MINOR_BELOW_AGE:
         roles.add(MINOR)
     return frozenset(roles)
 
 
-def _age(value: object) -> float | None:
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, int | float):
-        return float(value)
-    if isinstance(value, str) and value.strip().isdigit():
-        return float(value.strip())
-    return None
+def stated_age(value: object) -> int | None:
+    """An ``age`` property as a whole number of years ("45", 45), else None ("kitten",
+    True)."""
+    text = str(value).strip()
+    return int(text) if text.isdigit() else None
 
 
 def gender_of(
