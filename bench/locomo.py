@@ -704,6 +704,45 @@ def resolution_report(outcomes: Counter) -> dict:
     }
 
 
+def merge_decisions(sample: Sample, *, user) -> list[dict]:
+    """Every merge decision the replay of ``sample`` recorded in ``user``'s graph, oldest
+    first, in words a reader can audit (``bench_locomo --merges FILE``): the status and rule,
+    the entity as extracted, the node it was merged into and the candidates by name and kind.
+    Automatic merges on real conversations have no labels; reading these is how their
+    precision is checked (docs/BENCHMARKS.md)."""
+    from memory.models import MergeDecision, Node
+
+    nodes = {
+        pk: (name, kind)
+        for pk, name, kind in Node.objects.for_user(user).values_list("pk", "name", "kind")
+    }
+    rows = []
+    for decision in MergeDecision.objects.for_user(user).order_by("created_at", "pk"):
+        proposed = decision.proposed or {}
+        rows.append(
+            {
+                "sample": sample.sample_id,
+                "status": decision.status,
+                "rule": decision.rule,
+                "kind": decision.kind,
+                "proposed": {
+                    "name": proposed.get("name"),
+                    "properties": proposed.get("properties") or {},
+                },
+                "kept": nodes.get(decision.kept_id, (None,))[0] if decision.kept_id else None,
+                "candidates": [
+                    {
+                        "name": candidate.get("name"),
+                        "kind": nodes.get(candidate.get("id"), (None, None))[1],
+                    }
+                    for candidate in decision.candidates
+                ],
+                "reason": decision.reason,
+            }
+        )
+    return rows
+
+
 # --- the report ---------------------------------------------------------------------------------
 
 

@@ -144,3 +144,80 @@ def test_the_anthropic_extractor_needs_a_key(settings):
 
     with pytest.raises(CommandError, match="ANTHROPIC_API_KEY"):
         call_command("bench_locomo", str(SAMPLE), "--extractor", "anthropic")
+
+
+def _two_sessions(path: Path) -> Path:
+    """A sister named in full in one session and by a short form of her name in the next."""
+    turn = lambda dia, speaker, text: {"speaker": speaker, "dia_id": dia, "text": text}  # noqa: E731
+    sample = {
+        "sample_id": "merges-1",
+        "conversation": {
+            "speaker_a": "Anna",
+            "speaker_b": "Ben",
+            "session_1_date_time": "1:56 pm on 8 May, 2023",
+            "session_1": [
+                turn("D1:1", "Anna", "My sister Melanie Brooks took up painting last month."),
+                turn("D1:2", "Ben", "That's great! What does she paint?"),
+                turn("D1:3", "Anna", "Mostly landscapes. Melanie Brooks is really patient."),
+            ],
+            "session_2_date_time": "10:37 am on 27 May, 2023",
+            "session_2": [
+                turn("D2:1", "Anna", "Mel sold two of her paintings at the fair on Saturday!"),
+                turn("D2:2", "Ben", "Wow, tell Mel congratulations from me."),
+            ],
+        },
+        "qa": [
+            {
+                "question": "What did Anna's sister take up?",
+                "answer": "painting",
+                "evidence": ["D1:1"],
+                "category": 4,
+            }
+        ],
+    }
+    path.write_text(json.dumps([sample]))
+    return path
+
+
+def test_merges_writes_every_merge_decision_of_the_replay_by_name(tmp_path):
+    out_file = tmp_path / "merges.json"
+    err = StringIO()
+
+    call_command(
+        "bench_locomo",
+        str(_two_sessions(tmp_path / "sample.json")),
+        "--budget",
+        "100",
+        "--merges",
+        str(out_file),
+        stdout=StringIO(),
+        stderr=err,
+    )
+
+    written = json.loads(out_file.read_text())
+    assert list(written) == ["file", "summary", "decisions"]
+    # "Mel" in the second session was merged into the sister stored in the first, and the
+    # file says so by name, not by ids of the deleted account.
+    mel = [d for d in written["decisions"] if d["proposed"]["name"] == "Mel"]
+    assert len(mel) == 1
+    assert mel[0] | {"reason": ""} == {
+        "sample": "merges-1",
+        "status": "merged",
+        "rule": "short-form",
+        "kind": "PERSON",
+        "proposed": {"name": "Mel", "properties": {}},
+        "kept": "Melanie Brooks",
+        "candidates": [{"name": "Melanie Brooks", "kind": "PERSON"}],
+        "reason": "",
+    }
+    assert "Mel" in mel[0]["reason"]
+    # The summary counts the decisions by status and rule.
+    assert sum(row["count"] for row in written["summary"]) == len(written["decisions"])
+    assert {"status": "merged", "rule": "short-form", "count": 1} in written["summary"]
+    assert f"{len(written['decisions'])} merge decisions written to {out_file}" in err.getvalue()
+    assert list(get_user_model().objects.values_list("username", flat=True)) == []
+
+
+def test_merges_into_a_folder_that_does_not_exist_is_refused_before_the_replay(tmp_path):
+    with pytest.raises(CommandError, match="no folder"):
+        call_command("bench_locomo", str(SAMPLE), "--merges", str(tmp_path / "nope" / "m.json"))

@@ -1,15 +1,18 @@
 """``manage.py bench_locomo FILE [--samples N] [--extractor offline|anthropic] [--strategy NAME]
-[--budget TOKENS] [--json]`` — evidence recall of the Read on LoCoMo-format conversations,
-against BM25, dense and hybrid retrieval over the same turns and over single sentences packed
-to the Read's tokens, with tokens per query, Read latency and what the replay filed in the
-graph (docs/BENCHMARKS.md,
-"LoCoMo evidence recall"; definitions in ``bench.locomo``).
+[--budget TOKENS] [--merges OUT] [--json]`` — evidence recall of the Read on LoCoMo-format
+conversations, against BM25, dense and hybrid retrieval over the same turns and over single
+sentences packed to the Read's tokens, with tokens per query, Read latency and what the replay
+filed in the graph (docs/BENCHMARKS.md, "LoCoMo evidence recall"; definitions in ``bench.locomo``).
 
 Each sample is replayed as a fresh account ``bench_locomo_<n>_<random>`` through the real
 Write path (Decay between sessions, extraction when each session's conversation ends), then
 every question of categories 1–4 is asked as of the end of the last session: one Read per
 question, and the baselines rank the sample's turns with the same sentence model. The accounts
 are deleted at the end, also after an error or Ctrl-C. Refuses to run in production.
+
+``--merges OUT`` also writes every merge decision of the replays to the JSON file ``OUT``
+(``bench.locomo.merge_decisions``), so the automatic merges made on real conversations can be
+read by hand.
 """
 
 from __future__ import annotations
@@ -67,6 +70,12 @@ class Command(BaseCommand):
             "default: settings.MEMORY_BUDGET_TOKENS); several, comma-"
             "separated (100,200,400,800), measure a curve from one replay",
         )
+        parser.add_argument(
+            "--merges",
+            metavar="OUT",
+            default=None,
+            help="also write every merge decision of the replays to this JSON file",
+        )
         parser.add_argument("--json", action="store_true", help="print the result as JSON")
 
     def handle(self, *args, **options):
@@ -75,6 +84,10 @@ class Command(BaseCommand):
         if options["extractor"] == "anthropic" and not settings.ANTHROPIC_API_KEY:
             raise CommandError("--extractor anthropic needs ANTHROPIC_API_KEY")
         samples = locomo.load_for_command(options["file"], options["samples"])
+        if options["merges"] and not os.path.isdir(
+            os.path.dirname(os.path.abspath(options["merges"]))
+        ):
+            raise CommandError(f"--merges: no folder for {options['merges']}")
         try:
             budgets = [int(b) for b in (options["budget"] or "").split(",") if b.strip()]
         except ValueError:
@@ -92,6 +105,7 @@ class Command(BaseCommand):
 
         asked: dict[int, list[locomo.Asked]] = {run.budget_tokens: [] for run in runs}
         graph: list[locomo.GraphStats] = []
+        merges: list[dict] = []
         users = []
         try:
             turns_total = sum(len(sample.turns) for sample in samples)
@@ -112,6 +126,8 @@ class Command(BaseCommand):
                     )
                 turns_before += len(sample.turns)
                 graph.append(locomo.graph_stats(sample, user=user, outcomes=outcomes))
+                if options["merges"]:
+                    merges.extend(locomo.merge_decisions(sample, user=user))
                 rankers = locomo.baseline_rankers(sample)
                 sources = locomo.snippet_sources(user)
                 for run in runs:
@@ -137,6 +153,8 @@ class Command(BaseCommand):
             for user in users:
                 user.delete()
 
+        if options["merges"]:
+            self._write_merges(options["merges"], options["file"], merges)
         skipped = sum(
             len(q.skipped) for s in samples for q in s.questions if q.category in locomo.CATEGORIES
         )
@@ -155,6 +173,24 @@ class Command(BaseCommand):
         for run in runs:
             ks = locomo.match_ks(asked[run.budget_tokens], locomo.turn_tokens(samples))
             self._print(results[run.budget_tokens], samples, run, options["extractor"], ks)
+
+    def _write_merges(self, path: str, source: str, merges: list[dict]) -> None:
+        by = Counter((row["status"], row["rule"]) for row in merges)
+        summary = [
+            {"status": status, "rule": rule, "count": count}
+            for (status, rule), count in sorted(by.items(), key=lambda item: (-item[1], item[0]))
+        ]
+        try:
+            with open(path, "w", encoding="utf-8") as out:
+                json.dump(
+                    {"file": source, "summary": summary, "decisions": merges},
+                    out,
+                    ensure_ascii=False,
+                    indent=1,
+                )
+        except OSError as error:
+            raise CommandError(f"--merges: cannot write {path}: {error.strerror}") from None
+        self.stderr.write(f"{len(merges)} merge decisions written to {path}")
 
     def _print(self, result: dict, samples, read_options, extractor: str, ks: dict) -> None:
         out = self.stdout.write
