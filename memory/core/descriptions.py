@@ -21,16 +21,20 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 
+from memory.core.merge_properties import species_class
 from memory.core.name_spelling import fold_accents
 from memory.core.words import STOP_WORDS
 
-__all__ = ["DETERMINERS", "description_words", "fits_description"]
+__all__ = ["DETERMINERS", "description_words", "fits_description", "someone_elses"]
 
 DETERMINERS = frozenset({"the", "my", "our", "his", "her", "their", "your"})
 _WORD = re.compile(r"[^\W_]+")
 # A capital inside a word starts another word of a compound name (PureGym: pure, gym).
 _CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
 _POSSESSIVE = re.compile(r"['’]s\b")
+# A name that starts with someone's possessive: "Mia's birthday party", "Dad's car".
+_SOMEONES = re.compile(r"[A-Z][^\W\d_]*['’]s\b")
+_MINE = frozenset({"my", "our"})
 
 
 def _singular(word: str) -> str:
@@ -59,6 +63,8 @@ def _node_words(forms: Iterable[str], properties: Mapping[str, object]) -> set[s
     for value in properties.values():
         if isinstance(value, str | int):
             words |= {_singular(w) for w in _words(str(value))}
+    # An animal's words name its species too: a puppy is a dog, a kitten a cat.
+    words |= {c for w in words if (c := species_class(w))}
     return words - STOP_WORDS
 
 
@@ -68,4 +74,11 @@ def fits_description(
     """Whether every word of a description is among a node's words: its name and aliases as
     written (``forms``; a compound name's parts count: PureGym) and its property values."""
     words = _node_words(forms, properties)
-    return bool(described) and all(w in words for w in described)
+    return bool(described) and all(w in words or species_class(w) in words for w in described)
+
+
+def someone_elses(description: str, name: str) -> bool:
+    """Whether the user's own thing ("my birthday party") is described against a stored
+    thing named as someone else's ("Mia's birthday party"): not the same one."""
+    words = _words(description)
+    return bool(words) and words[0] in _MINE and bool(_SOMEONES.match(name.strip()))

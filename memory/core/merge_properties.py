@@ -24,12 +24,15 @@ from memory.core.words import STOP_WORDS
 __all__ = [
     "PROPERTIES_DIFFER",
     "ROLE_DIFFERS",
+    "affiliation_differs",
     "distinguishing_label",
     "properties_differ",
     "roles_differ",
     "said_elsewhere",
     "said_same_place",
+    "species_class",
     "states_region",
+    "types_differ",
     "what_it_is",
 ]
 
@@ -42,13 +45,20 @@ ROLE_DIFFERS = "role-differs"
 # among them — people move — and their age only when two ages are too far apart for one
 # person (``_ages_apart``).
 _LOCATION_KEYS = ("city", "state", "province", "county", "region", "country")
+# The organisation something belongs to or happens at: a department of Spotify is not L'Oréal's,
+# a job interview at Deloitte is not the one at KPMG.
+_COMPANY_KEYS = ("company", "employer")
 IDENTIFYING_KEYS: Mapping[str, tuple[str, ...]] = {
     "PLACE": (*_LOCATION_KEYS, "type"),
-    "ORG": (*_LOCATION_KEYS, "type"),
+    "ORG": (*_LOCATION_KEYS, "type", *_COMPANY_KEYS),
     "OTHER": ("species", "type"),
     "THING": ("species", "type", "year"),
-    "EVENT": ("year", "date", *_LOCATION_KEYS),
+    "EVENT": ("year", "date", *_LOCATION_KEYS, *_COMPANY_KEYS),
 }
+# Where a person works or studies, as the user says it: people change jobs, so not a
+# contradiction — but no ground to merge on part of a name (Ayşe the interviewer at Getir,
+# Ayşe Demir the interviewer at Trendyol; Prof. Smith of Statistics, of Econ 101).
+_AFFILIATION_KEYS = (*_COMPANY_KEYS, "school", "university", "college", "course", "team")
 _YEAR = re.compile(r"\b(?:1[89]|20)\d\d\b")
 # What a person does or is to someone, in the user's words.
 ROLE_KEYS = ("role", "occupation", "job")
@@ -232,6 +242,38 @@ def roles_differ(said: Mapping[str, object], stored: Mapping[str, object]) -> bo
             if a and b and not a & b:
                 return True
     return False
+
+
+def affiliation_differs(said: Mapping[str, object], stored: Mapping[str, object]) -> bool:
+    """Whether the company, school, course or team a person is said to belong to now and
+    as stored differ (compared as places are: words, containment, acronyms)."""
+    return any(
+        k in said and k in stored and _values_differ("ORG", k, said[k], stored[k])
+        for k in _AFFILIATION_KEYS
+    )
+
+
+def types_differ(said: Mapping[str, object], stored: Mapping[str, object]) -> bool:
+    """Whether a thing's ``type`` as said now and as stored share no word and neither is
+    known to be of one class with the other ("internal project" / "web framework"). Not a
+    contradiction, which needs two known classes (``properties_differ``: a book and a
+    film) — but a question, never a merge on the name alone."""
+    a, b = said.get("type"), stored.get("type")
+    if not isinstance(a, str) or not isinstance(b, str):
+        return False
+    wa, wb = set(_words(a)), set(_words(b))
+    if not wa or not wb or wa & wb:
+        return False
+    for classes in (_THING_TYPE_CLASS, _ORG_TYPE_CLASS, _PLACE_TYPE_CLASS):
+        ca, cb = _class_of(list(wa), classes), _class_of(list(wb), classes)
+        if ca is not None and ca == cb:
+            return False
+    return True
+
+
+def species_class(word: str) -> str | None:
+    """The animal a word names ("puppy" → "dog", "kitten" → "cat"), None for other words."""
+    return _SPECIES_CLASS.get(word.lower())
 
 
 def said_elsewhere(said: Mapping[str, object], stored: Mapping[str, object]) -> bool:

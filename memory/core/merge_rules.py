@@ -15,7 +15,7 @@ from rapidfuzz.distance import Levenshtein
 
 from memory.core.cleaning import SELF_PLACEHOLDERS, normalise_name
 from memory.core.clipped_names import CLIPPED, clipped
-from memory.core.descriptions import description_words, fits_description
+from memory.core.descriptions import description_words, fits_description, someone_elses
 from memory.core.first_names import name_group
 from memory.core.kinship import KINSHIP_WORDS, people_verdict
 from memory.core.merge_orgs import LEGAL_FORM, org_core_words, same_company
@@ -31,10 +31,12 @@ from memory.core.merge_properties import (
     PROPERTIES_DIFFER,
     ROLE_DIFFERS,
     ROLE_KEYS,
+    affiliation_differs,
     properties_differ,
     roles_differ,
     said_elsewhere,
     states_region,
+    types_differ,
     what_it_is,
 )
 from memory.core.merge_types import (
@@ -62,6 +64,7 @@ from memory.core.person_roles import (
     PEOPLE_ROLES,
     PET,
     TIE_ROLES,
+    capacities_differ,
     family_roles,
     public_and_personal,
     role_word,
@@ -107,6 +110,8 @@ NAMED_PLACE_KINDS = frozenset({"ORG", "PLACE"})
 COMMON_WORD_ZIPF = 3.0
 # One concept in the singular and the plural ("challenge" / "challenges"): ``_another_number``.
 NUMBER = "number"
+# One name for two sorts of thing by what was said of each (a project and a framework).
+EXACT_TYPE_DIFFERS = "exact-type-differs"
 # One concept the extractor typed two ways (a camping trip as an EVENT and as a THING).
 CONCEPT_KIND = "concept-kind"
 # One name, two people the user's family relations tell apart (a father and his son).
@@ -383,6 +388,15 @@ def decide_merge(
         if _namesake(mention, only):
             # Maria Santos the friend in Manila, Maria Santos the cardiologist in Lisbon.
             return make_verdict(HOLD, exact, f"exact-{ROLE_DIFFERS}", {only.id: 1.0})
+        if len(parse_person(new).words) == 1:
+            verdict = _exact_part_name(new, only, same_kind, mention)
+            if verdict is not None:
+                return verdict
+    if len(exact) == 1 and kind != "PERSON":
+        only = next(n for n in same_kind if n.id == exact[0])
+        if types_differ(mention.properties, only.properties):
+            # Phoenix the internal billing project, Phoenix the web framework.
+            return make_verdict(HOLD, exact, EXACT_TYPE_DIFFERS, {only.id: 1.0})
     if exact:
         action = MERGE if len(exact) == 1 else HOLD
         rule = "exact" if len(exact) == 1 else "exact-ambiguous"
@@ -396,7 +410,7 @@ def decide_merge(
     spelled = [n.id for n in same_kind if any(keys & spelling_keys(f) for f in node_forms(n))]
     if spelled:
         return _one_or_several(spelled, SPELLING)
-    if kind in CONCEPT_KINDS:
+    if kind in CONCEPT_KINDS or _common_other(kind, name, mention):
         # One concept said in the singular and in the plural ("challenge" / "challenges",
         # "camping trips"): on real conversations nearly every question the rules asked.
         # Not a proper name against a common noun: Python the language, pythons the snakes.
@@ -404,6 +418,7 @@ def decide_merge(
             n.id
             for n in same_kind
             if name[:1].isupper() == n.name[:1].isupper()
+            and not (kind == "OTHER" and _animal(n))
             and any(_another_number(new, f) for f in node_forms(n))
         ]
         if counted:
@@ -452,6 +467,16 @@ def decide_merge(
             n.id for n in same_kind if any(with_kind_word(new, f, kind) for f in node_forms(n))
         ]
         if headed:
+            # "Corporate Finance" (an EVENT) with both the course (a THING of that name) and
+            # the "Corporate Finance exam" stored: which one is a question.
+            namesakes = [
+                n.id
+                for n in usable
+                if n.kind != kind and n.kind in CONCEPT_KINDS and new in node_forms(n)
+            ]
+            if namesakes:
+                ids = [*headed, *namesakes]
+                return make_verdict(HOLD, ids, f"{KIND_WORD}-ambiguous", dict.fromkeys(ids, 1.0))
             return _one_or_several(headed, KIND_WORD)
     if kind == "EVENT":
         ordered = [n.id for n in same_kind if any(in_another_order(new, f) for f in node_forms(n))]
@@ -460,7 +485,7 @@ def decide_merge(
 
     described = description_words(new)
     if described:
-        verdict = _description_verdict(described, kind, same_kind, mention)
+        verdict = _description_verdict(new, described, kind, same_kind, mention)
         if verdict is not None:
             return verdict
 
@@ -471,7 +496,7 @@ def decide_merge(
         said = described[0] if len(described) == 1 else new
         verdict = people_verdict(said, same_kind, mention)
         if verdict is not None:
-            return _unless_roles_differ(verdict, same_kind, mention)
+            return _unless_roles_differ(said, verdict, same_kind, mention)
     # A pet is named as people are (Reggie for Sir Reginald Fluffington): the person rules
     # reach the user's pets (HAS_PET) of a catch-all kind, and nothing else of that kind.
     pets = [n for n in same_kind if PET in n.roles] if kind in CATCH_ALL_KINDS else []
@@ -486,7 +511,12 @@ def decide_merge(
         if n.kind != kind
         and not n.provisional
         and not n.is_self
-        and (kind in CATCH_ALL_KINDS or n.kind in CATCH_ALL_KINDS)
+        and (
+            kind in CATCH_ALL_KINDS
+            or n.kind in CATCH_ALL_KINDS
+            # Pottery as a TOPIC and as a PREFERENCE: a common noun, typed two ways.
+            or ({kind, n.kind} <= CONCEPT_KINDS and name[:1].islower())
+        )
         and new in node_forms(n)
         and not contradicts(mention.roles, n.roles, mention.gender, node_gender(n))
         and not _told_apart(kind, mention, n)
@@ -495,8 +525,11 @@ def decide_merge(
         # "aerial yoga" the user likes (PREFERENCE) and the aerial yoga they took up (THING);
         # a camping trip as an EVENT and as a THING: the extractor typed one concept two
         # ways. People, pets, organisations and places are named things and stay a question.
+        # Therapy as an OTHER and as a TOPIC: a catch-all kind said of a common noun that is
+        # no animal counts as a concept.
         only = others[0]
-        if len(others) == 1 and {kind, only.kind} <= CONCEPT_KINDS and PET not in only.roles:
+        concepts = CONCEPT_KINDS | ({"OTHER"} if _common_other("OTHER", name, mention) else set())
+        if len(others) == 1 and {kind, only.kind} <= concepts and not _animal(only):
             return make_verdict(MERGE, [only.id], CONCEPT_KIND, {only.id: 1.0})
         ids = [n.id for n in others]
         return make_verdict(HOLD, ids, "other-kind", dict.fromkeys(ids, 1.0))
@@ -536,6 +569,21 @@ def decide_merge(
     return MergeVerdict(NEW, None, (), PROPERTIES_DIFFER if namesake else "none", {})
 
 
+def _common_other(kind: str, name: str, mention: Mention) -> bool:
+    """Whether an entity of the catch-all kind OTHER is a concept: a common noun (written in
+    lower case: "painting", "therapy") said of no animal. Pets have names (Biscuit)."""
+    return (
+        kind == "OTHER"
+        and name[:1].islower()
+        and PET not in mention.roles
+        and not mention.properties.get("species")
+    )
+
+
+def _animal(node: StoredNode) -> bool:
+    return PET in node.roles or bool(node.properties.get("species"))
+
+
 def _told_apart(kind: str, mention: Mention, node: StoredNode) -> bool:
     """Whether what was said of a namesake of another kind makes it another sort of thing
     (Pepper the cat and Pepper the robot vacuum; Rosie the friend and Rosie the road bike;
@@ -546,7 +594,11 @@ def _told_apart(kind: str, mention: Mention, node: StoredNode) -> bool:
 
 
 def _description_verdict(
-    described: tuple[str, ...], kind: str, same_kind: Sequence[StoredNode], mention: Mention
+    new: str,
+    described: tuple[str, ...],
+    kind: str,
+    same_kind: Sequence[StoredNode],
+    mention: Mention,
 ) -> MergeVerdict | None:
     """Rule 2f (``descriptions``): "my sister", "the church" — the one stored node of the
     kind that fits the description → merge ("description"), several → hold, none → None
@@ -566,11 +618,16 @@ def _description_verdict(
             if not n.is_self and (shares_role(wanted, n.roles) or _role_said(word, n.properties))
         ]
     elif kind in DESCRIBED_KINDS:
-        fitting = [
-            n.id
+        fits = [
+            n
             for n in same_kind
             if fits_description(described, [n.name, *n.aliases], n.properties)
+            and not someone_elses(new, n.name)
         ]
+        # Of several that fit, the ones the user's relation picks ("the puppy", the user's
+        # pet, not the puppy training class they attend).
+        related = [n for n in fits if mention.roles and shares_role(mention.roles, n.roles)]
+        fitting = [n.id for n in (related or fits)]
     else:
         return None
     return _one_or_several(fitting, DESCRIPTION) if fitting else None
@@ -607,7 +664,7 @@ def _elsewhere(new: str, node: StoredNode, mention: Mention) -> bool:
 
 
 def _unless_roles_differ(
-    verdict: MergeVerdict, same_kind: Sequence[StoredNode], mention: Mention
+    new: str, verdict: MergeVerdict, same_kind: Sequence[StoredNode], mention: Mention
 ) -> MergeVerdict:
     """A person merged on part of a name (a nickname, a title and surname, a first name)
     whose role as said now shares no word with the stored one ("Tariq", the plumber; Tariq
@@ -626,7 +683,8 @@ def _unless_roles_differ(
         and not family_roles(target.roles)
         and any(target.properties.get(key) for key in ROLE_KEYS)
     )
-    if not tradesman and not said_otherwise(mention, target):
+    one_word = len(parse_person(new).words) == 1
+    if not tradesman and not said_otherwise(mention, target, part=one_word):
         return verdict
     return make_verdict(HOLD, [target.id], f"{verdict.rule}-{ROLE_DIFFERS}", dict(verdict.scores))
 
@@ -634,23 +692,60 @@ def _unless_roles_differ(
 def _namesake(mention: Mention, node: StoredNode) -> bool:
     """Whether a full name said again may be a namesake: another relation to the user,
     another role and another city, all three (Maria Santos the friend in Manila, Maria
-    Santos the cardiologist in Lisbon). Fewer differences are the same person described
+    Santos the cardiologist in Lisbon), or a client of the user's against someone the user
+    knows otherwise (Nikhil Sharma the boss, a Nikhil Sharma at a client:
+    ``person_roles.capacities_differ``). Fewer differences are the same person described
     anew: a colleague promoted to team lead, a neighbour who moved and stayed a friend."""
-    return (
+    return capacities_differ(mention.roles, node.roles) or (
         _relation_changed(mention, node)
         and roles_differ(mention.properties, node.properties)
         and said_elsewhere(mention.properties, node.properties)
     )
 
 
-def said_otherwise(mention: Mention, target: StoredNode) -> bool:
+def _exact_part_name(
+    new: str, only: StoredNode, same_kind: Sequence[StoredNode], mention: Mention
+) -> MergeVerdict | None:
+    """A first name alone, or a title and a surname, said exactly as a stored node is named
+    ("Sam", "Dr. Patel") is part of a name, and weighed as the other part-name rules weigh
+    it: when it also reaches another person (Sam Cole, or Jessica Wong by a nickname) the
+    user's relation picks one, else it is a question ("exact-ambiguous"); when what is said
+    of it now differs from what is known of the one stored (Dr. Patel the GP, a Dr. Patel
+    who supervises the thesis: ``said_otherwise``) it is a question too. None: it merges."""
+    others = [n for n in same_kind if n.id != only.id and not n.is_self]
+    verdict = person_verdict(new, others, mention) if others else None
+    reached = [only.id]
+    if verdict is not None and verdict.action != NEW:
+        reached += verdict.candidates
+    if len(reached) > 1:
+        by_id = {n.id: n for n in same_kind}
+        picked = [
+            i for i in reached if mention.roles and shares_role(mention.roles, by_id[i].roles)
+        ]
+        if len(picked) == 1:
+            return make_verdict(MERGE, picked, "exact-by-role", {picked[0]: 1.0})
+        return make_verdict(HOLD, reached, "exact-ambiguous", dict.fromkeys(reached, 1.0))
+    if said_otherwise(mention, only, part=True):
+        return make_verdict(HOLD, reached, f"exact-{ROLE_DIFFERS}", {only.id: 1.0})
+    return None
+
+
+def said_otherwise(mention: Mention, target: StoredNode, *, part: bool = False) -> bool:
     """Whether what the user says of a person now differs from what the graph knows of the
     person a name reaches, without contradicting it: a role that shares no word ("the
     plumber" / "software engineer"), another relation to the user (a colleague, stored as a
     friend: a friend may be a colleague, or another person of the name). Each is a question,
-    never a merge on a name alone. Another city alone is not: people move, and "my friend
-    Bill from Leeds" is the William the graph placed in York (the write-path fixture)."""
-    return _relation_changed(mention, target) or roles_differ(mention.properties, target.properties)
+    never a merge on a name alone; so, for a ``part`` of a name (a first name alone, a title
+    and a surname), is another company, school, course or team
+    (``merge_properties.affiliation_differs``: Ayşe at Getir, Ayşe Demir at Trendyol; a full
+    name said with another university is the professor who moved). Another city alone is
+    not: people move, and "my friend Bill from Leeds" is the William the graph placed in
+    York (the write-path fixture)."""
+    return (
+        _relation_changed(mention, target)
+        or roles_differ(mention.properties, target.properties)
+        or (part and affiliation_differs(mention.properties, target.properties))
+    )
 
 
 def _relation_changed(mention: Mention, node: StoredNode) -> bool:

@@ -18,6 +18,7 @@ __all__ = [
     "POST_TITLES",
     "TIE_ROLES",
     "TITLES",
+    "capacities_differ",
     "contradicts",
     "family_roles",
     "gender_of",
@@ -312,6 +313,19 @@ def _role(label: str, *, towards_self: bool) -> str | None:
         word = word.removeprefix(prefix)
     word = role_word(word)
     return word if word in _KIN | _PARTNER | _SOCIAL | _PET else None
+
+
+# Someone the user serves from outside (a client): not, at once, a person the user works
+# with inside, studies with or is family to. Nikhil Sharma the boss and a Nikhil Sharma who
+# is a client's contact may be one man; the user is asked.
+_OUTSIDE = frozenset({"client"})
+
+
+def capacities_differ(said: frozenset[str], known: frozenset[str]) -> bool:
+    """Whether one side says the person is a client of the user's and the other knows them
+    only as something else (a boss, a colleague, a classmate), both sides saying something."""
+    said, known = said & _PEOPLE, known & _PEOPLE
+    return bool(said and known) and bool(said & _OUTSIDE) != bool(known & _OUTSIDE)
 
 
 def role_word(word: str) -> str:

@@ -176,11 +176,14 @@ def test_the_one_name_left_when_the_others_are_ruled_out_is_judged_alone():
 def test_a_contradicted_namesake_gives_way_to_the_one_person_with_that_relation():
     stored = [person(1, "Theo", "brother"), person(2, "Theo Grant", "boss")]
     assert decide("Theo", stored, roles=["boss"]) == ("merge", 2, "first-name-by-role")
-    # Nothing against the namesake, or nobody else with that relation: the exact name.
+    # The brother said as such: the exact name.
     assert decide("Theo", stored, roles=["brother"]) == ("merge", 1, "exact")
-    assert decide("Theo", stored)[:2] == ("merge", 1)
+    # Nothing said, and the first name reaches two people: a question (round 8, labelled so
+    # by the blind sets: Dave the neighbour or Dave Miller the boss).
+    assert decide("Theo", stored) == ("hold", None, "exact-ambiguous")
+    # "Theo, my boss": the brother cannot be, the colleague Theo Grant may have become it.
     only_colleague = [person(1, "Theo", "brother"), person(2, "Theo Grant", "colleague")]
-    assert decide("Theo", only_colleague, roles=["boss"])[:2] == ("merge", 1)
+    assert decide("Theo", only_colleague, roles=["boss"]) == ("hold", None, "exact-ambiguous")
 
 
 def test_a_pet_is_no_person_and_pets_are_named_like_people():
