@@ -28,7 +28,9 @@ __all__ = [
 
 ACRONYM = "acronym"
 OWN_PLACE = "own-place"
-_ACRONYM_KINDS = frozenset({"ORG", "PLACE"})
+# Kinds whose names people shorten to initials: organisations and places, and conferences,
+# tools, subjects (ICML, PBI for Power BI, ML for machine learning). Not people, nor pets.
+_ACRONYM_KINDS = frozenset({"ORG", "PLACE", "EVENT", "THING", "TOPIC", "PREFERENCE"})
 _TOKEN = re.compile(r"[^\W_]+")
 # A dot between two letters ("U.C.L.A.", "D.C.") joins an abbreviation's letters.
 _DOTS = re.compile(r"(?<=[^\W\d_])\.(?=[^\W\d_])")

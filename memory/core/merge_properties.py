@@ -26,6 +26,7 @@ __all__ = [
     "ROLE_DIFFERS",
     "affiliation_differs",
     "distinguishing_label",
+    "identified_by",
     "properties_differ",
     "roles_differ",
     "said_elsewhere",
@@ -269,6 +270,48 @@ def types_differ(said: Mapping[str, object], stored: Mapping[str, object]) -> bo
         if ca is not None and ca == cb:
             return False
     return True
+
+
+# Properties that state another name a thing is known by, as written: a course's code, a
+# person's handle, an organisation's short name.
+_IDENTIFIER_KEYS = (
+    *("code", "course_code", "handle", "username", "discord", "slack", "github"),
+    *("instagram", "twitter", "abbreviation", "acronym", "short_name", "ticker"),
+)
+_NOT_ALNUM = re.compile(r"[\W_]+")
+
+
+def _compact(value: object) -> str:
+    return _NOT_ALNUM.sub("", fold_accents(str(value)).lower())
+
+
+def identified_by(
+    name: str,
+    said: Mapping[str, object],
+    forms: list[str],
+    stored: Mapping[str, object],
+) -> bool:
+    """Whether a name is another one a stored node is known by, as a property states it
+    ("MATH 221", the code of Linear Algebra; "kdesai99", Kiran Desai's Discord handle), or
+    the other way round (the course said with its code, stored by its code). Compared
+    without case, spaces and punctuation ("@kdesai99", "MATH221")."""
+
+    def values(properties: Mapping[str, object]) -> set[str]:
+        return {
+            c
+            for key in _IDENTIFIER_KEYS
+            if isinstance(properties.get(key), str | int)
+            and len(c := _compact(properties[key])) >= 2
+        }
+
+    return _compact(name) in values(stored) or bool(values(said) & {_compact(f) for f in forms})
+
+
+def same_letters(a: str, b: str) -> bool:
+    """Two names with the same letters and digits once spaces, case and punctuation are left
+    out ("websummit" / Web Summit, "H1B" / "H-1B")."""
+    ca = _compact(a)
+    return len(ca) >= 3 and ca == _compact(b)
 
 
 def species_class(word: str) -> str | None:

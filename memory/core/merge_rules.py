@@ -32,9 +32,11 @@ from memory.core.merge_properties import (
     ROLE_DIFFERS,
     ROLE_KEYS,
     affiliation_differs,
+    identified_by,
     properties_differ,
     roles_differ,
     said_elsewhere,
+    same_letters,
     states_region,
     types_differ,
     what_it_is,
@@ -110,6 +112,8 @@ NAMED_PLACE_KINDS = frozenset({"ORG", "PLACE"})
 COMMON_WORD_ZIPF = 3.0
 # One concept in the singular and the plural ("challenge" / "challenges"): ``_another_number``.
 NUMBER = "number"
+# A name a property of the other states it is known by (a course's code, a handle).
+IDENTIFIER = "identifier"
 # One name for two sorts of thing by what was said of each (a project and a framework).
 EXACT_TYPE_DIFFERS = "exact-type-differs"
 # One concept the extractor typed two ways (a camping trip as an EVENT and as a THING).
@@ -405,9 +409,23 @@ def decide_merge(
     alias = [n.id for n in same_kind if new in node_forms(n)[1:]]
     if alias:
         return _one_or_several(alias, "alias")
+    known_as = [
+        n.id
+        for n in same_kind
+        if not n.is_self and identified_by(new, mention.properties, node_forms(n), n.properties)
+    ]
+    if known_as:
+        return _one_or_several(known_as, IDENTIFIER)
 
     keys = spelling_keys(new)
-    spelled = [n.id for n in same_kind if any(keys & spelling_keys(f) for f in node_forms(n))]
+    spelled = [
+        n.id
+        for n in same_kind
+        if any(
+            keys & spelling_keys(f) or (kind != "PERSON" and same_letters(new, f))
+            for f in node_forms(n)
+        )
+    ]
     if spelled:
         return _one_or_several(spelled, SPELLING)
     if kind in CONCEPT_KINDS or _common_other(kind, name, mention):

@@ -34,7 +34,9 @@ _DEDICATIONS = frozenset({"st", "saint", "san", "santa", "sankt", "ste", "sainte
 # The word for what a thing of the kind is, said after its name or left out.
 KIND_WORDS: dict[str, frozenset[str]] = {
     "ORG": _ORG_WORDS,
-    "EVENT": frozenset({"exam", "test", "festival", "conference", "summit", "marathon"}),
+    "EVENT": frozenset(
+        {"exam", "test", "festival", "conference", "summit", "marathon", "hackathon"}
+    ),
     "TOPIC": frozenset({"music"}),
     "PREFERENCE": frozenset({"music", "food", "cuisine"}),
 }

@@ -3,7 +3,13 @@ name said exactly is still part of a name, a client is not a colleague, where so
 a thing's type, the user's own thing against someone else's, and a puppy is a dog."""
 
 from memory.core.descriptions import fits_description, someone_elses
-from memory.core.merge_properties import affiliation_differs, properties_differ, types_differ
+from memory.core.merge_properties import (
+    affiliation_differs,
+    identified_by,
+    properties_differ,
+    same_letters,
+    types_differ,
+)
 from memory.core.person_roles import capacities_differ
 from tests.memory.core.merge_helpers import decide, node
 
@@ -151,3 +157,46 @@ def test_a_common_noun_of_the_catch_all_kind_is_a_concept():
     # A pet named like a concept is still asked about.
     biscuit = [node(1, "biscuit", "pet", kind="OTHER", species="dog")]
     assert decide("biscuit", biscuit, kind="THING")[:2] == ("hold", None)
+
+
+def test_a_name_a_property_states_is_the_nodes_other_name():
+    assert identified_by("MATH 221", {}, ["linear algebra"], {"code": "MATH 221"})
+    assert identified_by("@kdesai99", {}, ["kiran desai"], {"discord": "kdesai99"})
+    assert identified_by("linear algebra", {"code": "MATH221"}, ["math 221"], {})
+    assert not identified_by("MATH 320", {}, ["linear algebra"], {"code": "MATH 221"})
+    assert not identified_by("Linear Algebra", {}, ["real analysis"], {"note": "Linear Algebra"})
+    courses = [
+        node(1, "Linear Algebra", kind="THING", type="course", code="MATH 221"),
+        node(2, "Real Analysis", kind="THING", type="course", code="MATH 320"),
+    ]
+    assert decide("MATH 221", courses, kind="THING") == ("merge", 1, "identifier")
+    desais = [node(1, "Kiran Desai", discord="kdesai99"), node(2, "Kavya Desai")]
+    assert decide("kdesai99", desais) == ("merge", 1, "identifier")
+
+
+def test_the_same_letters_without_spaces_is_one_name_of_a_thing_not_of_a_person():
+    assert same_letters("websummit", "web summit") and same_letters("h1b", "h-1b")
+    assert not same_letters("ab", "a b")  # too short to tell
+    summit = [node(1, "Web Summit", kind="EVENT", city="Lisbon")]
+    assert decide("websummit", summit, kind="EVENT") == ("merge", 1, "spelling")
+    # People's names are left to the person rules (Mary Ann and Maryann may be two people).
+    assert decide("Maryann", [node(1, "Mary Ann")])[2] != "spelling"
+
+
+def test_conferences_tools_and_subjects_are_said_by_their_initials():
+    stored = [
+        node(1, "International Conference on Machine Learning", "school", kind="EVENT"),
+        node(2, "ICLR", kind="EVENT"),
+    ]
+    assert decide("ICML", stored, kind="EVENT") == ("merge", 1, "acronym")
+    topics = [node(1, "machine learning", kind="TOPIC")]
+    # Two letters alone, of nothing the user has a tie to: asked.
+    assert decide("ML", topics, kind="TOPIC") == ("hold", None, "acronym")
+
+
+def test_a_hackathon_said_with_its_kind_word():
+    stored = [
+        node(1, "ETHGlobal Bangkok", kind="EVENT"),
+        node(2, "ETHGlobal Brussels", kind="EVENT"),
+    ]
+    assert decide("ETHGlobal Bangkok hackathon", stored, kind="EVENT") == ("merge", 1, "kind-word")
