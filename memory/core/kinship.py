@@ -332,7 +332,8 @@ def people_verdict(
             # name not known yet — unless the user says she is the neighbour.
             return make_verdict(HOLD, [target.id], f"{KIN_TITLE}-courtesy", dict(verdict.scores))
         return make_verdict(MERGE, [target.id], KIN_TITLE, dict(verdict.scores))
-    verdict = person_verdict(new, _without_kin_words(same_kind), mention)
+    # "Pete" for a stored "Uncle Pete": the name without its kinship title.
+    verdict = person_verdict(new, _without_kin_titles(_without_kin_words(same_kind)), mention)
     if verdict is not None:
         return verdict
     return _parent_named_by_kinship(same_kind, mention)

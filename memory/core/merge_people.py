@@ -14,7 +14,13 @@ from collections.abc import Callable, Iterable, Sequence
 from rapidfuzz.distance import Levenshtein
 
 from memory.core.first_names import is_given_name
-from memory.core.merge_properties import ROLE_KEYS, roles_differ, said_elsewhere, said_same_place
+from memory.core.merge_properties import (
+    ROLE_KEYS,
+    roles_differ,
+    said_elsewhere,
+    said_same_affiliation,
+    said_same_place,
+)
 from memory.core.merge_types import (
     HOLD,
     MERGE,
@@ -100,6 +106,7 @@ _SAME_STEM_REST = 2
 _SILENT = frozenset({"e", "h"})
 BY_ROLE = "-by-role"
 BY_PLACE = "-by-place"
+BY_AFFILIATION = "-by-affiliation"
 _TITLE_WORDS = frozenset(TITLES)
 
 
@@ -357,7 +364,15 @@ def person_verdict(
         # What the user said rules out every other reading ("Jamie" the friend: James the
         # brother and Jamie Lee the friend): the one left is judged as if alone.
         verdict = _judge_one(
-            new, inc, inc_gender, by_id[fitting[0]], found[fitting[0]], same_kind, fits, scores
+            new,
+            inc,
+            inc_gender,
+            by_id[fitting[0]],
+            found[fitting[0]],
+            same_kind,
+            fits,
+            scores,
+            mention,
         )
         if verdict.action == MERGE:
             return make_verdict(MERGE, fitting, verdict.rule + BY_ROLE, scores)
@@ -365,7 +380,7 @@ def person_verdict(
     if len(found) > 1:
         return _pick_among(inc, inc_gender, found, fitting, by_id, mention, scores)
     return _judge_one(
-        new, inc, inc_gender, by_id[fitting[0]], found[fitting[0]], same_kind, fits, scores
+        new, inc, inc_gender, by_id[fitting[0]], found[fitting[0]], same_kind, fits, scores, mention
     )
 
 
@@ -415,6 +430,10 @@ def _pick_among(
     picked = _picked_by_place(fitting, by_id, mention)
     if picked is not None:
         return make_verdict(MERGE, [picked], found[picked] + BY_PLACE, {picked: scores[picked]})
+    picked = _picked_by_affiliation(fitting, by_id, mention)
+    if picked is not None:
+        rule = found[picked] + BY_AFFILIATION
+        return make_verdict(MERGE, [picked], rule, {picked: scores[picked]})
     picked = _picked_by_title(inc, found, fitting, by_id) or _picked_by_gender(
         inc, inc_gender, found, fitting, by_id
     )
@@ -436,6 +455,7 @@ def _judge_one(
     same_kind: Sequence[StoredNode],
     fits: Callable[[StoredNode], bool],
     scores: dict[int, float],
+    mention: Mention,
 ) -> MergeVerdict:
     """One candidate fits: merge — unless it is in doubt: a "variant" of the name (held), a
     gendered title against its first name ("Mr. Brown", Lucy Brown → a new node), or a
@@ -457,6 +477,12 @@ def _judge_one(
             and fits(n)
             and any(_reading(inc, parse_person(f)) for f in node_forms(n))
         ]
+        roles = mention.roles
+        if near and roles and shares_role(roles, only.roles):
+            if all(n.roles and not shares_role(roles, n.roles) for n in near):
+                # "Rob", the friend: Robert the friend, not Bob the neighbour — the relation
+                # settles what the name leaves open.
+                return make_verdict(MERGE, [only.id], rule + BY_ROLE, {only.id: scores[only.id]})
         if near:
             scores.update({n.id: best_similarity(new, n) for n in near})
             return make_verdict(HOLD, [only.id, *(n.id for n in near)], f"{rule}-near-tie", scores)
@@ -523,6 +549,16 @@ def _picked_by_place(
         if any(shares_role(roles, by_id[i].roles) for i in others):
             return None
     return same[0]
+
+
+def _picked_by_affiliation(
+    fitting: list[int], by_id: dict[int, StoredNode], mention: Mention
+) -> int | None:
+    """The one candidate known to be of the company, school or course the person is said to
+    be of now ("Lina" at Monobank: Lina Petrenko, the client contact there, not Lina Haddad
+    the colleague, of whom no company is known), when no other is known to be of it."""
+    same = [i for i in fitting if said_same_affiliation(mention.properties, by_id[i].properties)]
+    return same[0] if len(same) == 1 else None
 
 
 def _picked_by_stated_role(

@@ -30,6 +30,7 @@ __all__ = [
     "properties_differ",
     "roles_differ",
     "said_elsewhere",
+    "said_same_affiliation",
     "said_same_place",
     "species_class",
     "states_region",
@@ -252,6 +253,13 @@ def affiliation_differs(said: Mapping[str, object], stored: Mapping[str, object]
         k in said and k in stored and _values_differ("ORG", k, said[k], stored[k])
         for k in _AFFILIATION_KEYS
     )
+
+
+def said_same_affiliation(said: Mapping[str, object], stored: Mapping[str, object]) -> bool:
+    """Whether a company, school, course or team is stated on both sides, and every one
+    stated on both agrees ("Ravi" at Infosys, Ravi Menon of Infosys)."""
+    shared = [k for k in _AFFILIATION_KEYS if said.get(k) and stored.get(k)]
+    return bool(shared) and not affiliation_differs(said, stored)
 
 
 def types_differ(said: Mapping[str, object], stored: Mapping[str, object]) -> bool:

@@ -67,6 +67,7 @@ from memory.core.person_roles import (
     PET,
     TIE_ROLES,
     capacities_differ,
+    colleagues_both,
     family_roles,
     public_and_personal,
     role_word,
@@ -768,8 +769,14 @@ def said_otherwise(mention: Mention, target: StoredNode, *, part: bool = False) 
 
 def _relation_changed(mention: Mention, node: StoredNode) -> bool:
     """Whether the user says the person is something to them that the graph never said (a
-    colleague, stored as a friend), both sides saying something."""
-    return bool(mention.roles and node.roles and not shares_role(mention.roles, node.roles))
+    colleague, stored as a friend), both sides saying something. Not a move among the roles
+    of work (Marta the colleague, now the boss: ``person_roles.colleagues_both``)."""
+    return bool(
+        mention.roles
+        and node.roles
+        and not shares_role(mention.roles, node.roles)
+        and not colleagues_both(mention.roles, node.roles)
+    )
 
 
 def band_llm_confidence(conf: float) -> str:

@@ -19,6 +19,7 @@ __all__ = [
     "TIE_ROLES",
     "TITLES",
     "capacities_differ",
+    "colleagues_both",
     "contradicts",
     "family_roles",
     "gender_of",
@@ -326,6 +327,25 @@ def capacities_differ(said: frozenset[str], known: frozenset[str]) -> bool:
     only as something else (a boss, a colleague, a classmate), both sides saying something."""
     said, known = said & _PEOPLE, known & _PEOPLE
     return bool(said and known) and bool(said & _OUTSIDE) != bool(known & _OUTSIDE)
+
+
+# The roles of the people the user works with: one person moves among them (a colleague
+# promoted to team lead is now the boss; a report becomes a colleague after a reorg).
+_WORK = frozenset(
+    {"colleague", "boss", "manager", "supervisor", "employee", "report", "teammate", "assistant"}
+)
+
+
+_SENIOR = frozenset({"boss", "manager", "supervisor"})
+
+
+def colleagues_both(said: frozenset[str], known: frozenset[str]) -> bool:
+    """Whether both sides say the person is someone the user works with, the way people
+    move: a colleague said now as the boss (promoted), not the boss said now as a colleague
+    (a new colleague of the boss's first name, more likely than a demotion)."""
+    if not (said & _WORK and known & _WORK):
+        return False
+    return not (known & _SENIOR and not said & _SENIOR)
 
 
 def role_word(word: str) -> str:

@@ -200,3 +200,41 @@ def test_a_hackathon_said_with_its_kind_word():
         node(2, "ETHGlobal Brussels", kind="EVENT"),
     ]
     assert decide("ETHGlobal Bangkok hackathon", stored, kind="EVENT") == ("merge", 1, "kind-word")
+
+
+def test_the_company_said_picks_among_people_of_one_first_name():
+    linas = [
+        node(1, "Lina Haddad", "colleague", role="UX researcher"),
+        node(2, "Lina Petrenko", role="client contact", company="Monobank"),
+    ]
+    assert decide("Lina", linas, company="Monobank") == ("merge", 2, "first-name-by-affiliation")
+    # Another company, or none said: still a question.
+    assert decide("Lina", linas, company="Kyivstar")[:2] == ("hold", None)
+    assert decide("Lina", linas)[:2] == ("hold", None)
+
+
+def test_the_relation_settles_a_near_tie_when_the_other_is_known_as_something_else():
+    # Rob the friend: Robert the friend, not Bob the neighbour.
+    stored = [node(1, "Robert", "friend"), node(2, "Bob", "neighbour")]
+    assert decide("Rob", stored, roles=["friend"]) == ("merge", 1, "nickname-by-role")
+    # Bob known as nothing: he may be the friend too.
+    assert decide("Rob", [node(1, "Robert", "friend"), node(2, "Bob")], roles=["friend"])[:2] == (
+        "hold",
+        None,
+    )
+
+
+def test_a_name_said_without_the_kinship_title_it_is_stored_with():
+    stored = [node(1, "Uncle Pete", "uncle", city="Derby"), node(2, "Hannah", "cousin")]
+    assert decide("Pete", stored, roles=["uncle"])[:2] == ("merge", 1)
+
+
+def test_a_colleague_promoted_to_boss_is_the_same_person():
+    marta = [node(1, "Marta Nowak", "colleague", role="QA analyst", city="Wrocław")]
+    assert decide("Marta", marta, roles=["boss"], role="QA lead") == ("merge", 1, "first-name")
+    # The boss said now as a colleague is more likely a new colleague: asked.
+    matt = [node(1, "Matt Patterson", "boss")]
+    assert decide("Matt", matt, roles=["colleague"]) == ("hold", None, "first-name-role-differs")
+    # A colleague said now as a friend is still asked about (round 8: Jess the colleague).
+    jess = [node(1, "Jess", "colleague")]
+    assert decide("Jess", jess, roles=["friend"]) == ("hold", None, "exact-role-differs")
