@@ -23,9 +23,10 @@ from collections.abc import Iterable, Mapping
 
 from memory.core.merge_properties import species_class
 from memory.core.name_spelling import fold_accents
+from memory.core.person_roles import role_word
 from memory.core.words import STOP_WORDS
 
-__all__ = ["DETERMINERS", "description_words", "fits_description", "someone_elses"]
+__all__ = ["DETERMINERS", "description_words", "fits_description", "fits_person", "someone_elses"]
 
 DETERMINERS = frozenset({"the", "my", "our", "his", "her", "their", "your"})
 _WORD = re.compile(r"[^\W_]+")
@@ -49,6 +50,10 @@ def _words(text: str) -> list[str]:
     return _WORD.findall(_POSSESSIVE.sub(" ", _CAMEL.sub(" ", fold_accents(text)).lower()))
 
 
+def _whole_words(text: str) -> list[str]:
+    return _WORD.findall(_POSSESSIVE.sub(" ", fold_accents(text).lower()))
+
+
 def description_words(norm: str) -> tuple[str, ...]:
     """The words of a description after its leading determiner, function words left out
     and singular ("our cabin in Bend" → cabin, bend); () when ``norm`` is no description."""
@@ -59,7 +64,9 @@ def description_words(norm: str) -> tuple[str, ...]:
 
 
 def _node_words(forms: Iterable[str], properties: Mapping[str, object]) -> set[str]:
-    words = {_singular(w) for form in forms for w in _words(form)}
+    # A compound name counts split (PureGym: pure, gym) and whole (iPhone: iphone, as the
+    # description, lower-cased, says it).
+    words = {_singular(w) for form in forms for w in (*_words(form), *_whole_words(form))}
     for value in properties.values():
         if isinstance(value, str | int):
             words |= {_singular(w) for w in _words(str(value))}
@@ -69,12 +76,35 @@ def _node_words(forms: Iterable[str], properties: Mapping[str, object]) -> set[s
 
 
 def fits_description(
-    described: tuple[str, ...], forms: Iterable[str], properties: Mapping[str, object]
+    described: tuple[str, ...],
+    forms: Iterable[str],
+    properties: Mapping[str, object],
+    roles: Iterable[str] = (),
 ) -> bool:
     """Whether every word of a description is among a node's words: its name and aliases as
-    written (``forms``; a compound name's parts count: PureGym) and its property values."""
-    words = _node_words(forms, properties)
+    written (``forms``; a compound name's parts count: PureGym), its property values, and
+    the ties the user has to it (``roles``: "my hometown" for the place the user is from)."""
+    words = _node_words(forms, properties) | set(roles)
     return bool(described) and all(w in words or species_class(w) in words for w in described)
+
+
+# What a person's properties say they are and where: a description of a person is matched
+# on these ("my yoga teacher", "my sister in Glasgow"), not on free-text notes.
+_PERSON_KEYS = (
+    *("role", "occupation", "job", "relation", "relationship"),
+    *("city", "state", "country", "company", "employer", "school", "university", "team"),
+)
+
+
+def fits_person(
+    described: tuple[str, ...], roles: Iterable[str], properties: Mapping[str, object]
+) -> bool:
+    """Whether every word of a description of a person ("yoga teacher", "sister glasgow")
+    is a relation the user has to them (``roles``, words as roles are named: "mum" is
+    "mother") or a word of their role, occupation, place or company."""
+    words = _node_words((), {k: properties[k] for k in _PERSON_KEYS if k in properties})
+    known = set(roles)
+    return bool(described) and all(w in words or role_word(w) in known for w in described)
 
 
 def someone_elses(description: str, name: str) -> bool:

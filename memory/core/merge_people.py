@@ -178,6 +178,10 @@ def _person_match(inc: PersonName, form: PersonName) -> str | None:
     found = middle_names(a, b) or swapped(a, b)
     if found is None and (inc.split, form.split) != (a, b):
         found = middle_names(inc.split, form.split)
+    if found is None and relate_first_names(a[0], b[0]) in (SPELLING, "nickname"):
+        # "Muhammad Khan" for Mohammed Ali Khan: the first name spelt otherwise (or its
+        # nickname) and the middle names left out.
+        found = middle_names((b[0], *a[1:]), b)
     return found
 
 
@@ -598,13 +602,26 @@ def _picked_by_title(
     not known to hold it — or else the one who is the user's doctor, when no other has a
     stated occupation. Gendered titles are ``_picked_by_gender``'s."""
     wanted = _PROFESSIONS.get(inc.title)
-    if wanted is None or set(found.values()) != {"title"}:
+    # By a surname, or a family name said first ("Professor Li": Li Wei, read as a first name).
+    if wanted is None or not set(found.values()) <= {"title", "first-name"}:
         return None
     titled = [
         i
         for i in fitting
         if any(_PROFESSIONS.get(parse_person(f).title) == wanted for f in node_forms(by_id[i]))
     ]
+    if not titled:
+        # Whose stated role is the profession ("Professor Li": Li Wei, role professor, not
+        # Li Na the classmate).
+        titled = [
+            i
+            for i in fitting
+            if any(
+                isinstance(value := by_id[i].properties.get(key), str)
+                and wanted in value.lower().split()
+                for key in ROLE_KEYS
+            )
+        ]
     if not titled:
         # Known as the user's doctor (HAS_DOCTOR) — when no other candidate has a stated
         # occupation, which may be titled the same (a dentist is a Dr. too).

@@ -35,6 +35,8 @@ _TOKEN = re.compile(r"[^\W_]+")
 # A dot between two letters ("U.C.L.A.", "D.C.") joins an abbreviation's letters.
 _DOTS = re.compile(r"(?<=[^\W\d_])\.(?=[^\W\d_])")
 _HYPHENS = re.compile(r"[-‐‑‒–]")
+# An ampersand between two capitals joins an abbreviation's letters ("P&G", "M&S").
+_AMPERSANDS = re.compile(r"(?<=[A-Z])&(?=[A-Z])")
 MIN_ACRONYM, MAX_ACRONYM = 2, 6
 # Function words inside names in other languages, left out of acronyms as "of" is
 # (Universidade de São Paulo is USP).
@@ -50,7 +52,7 @@ def _acronym(token: str) -> bool:
 def _tokens(name: str) -> list[str]:
     """A name's words as written (case kept), an abbreviation's dots joined, a leading
     "the" left out ("the U.N." → ["UN"])."""
-    words = _TOKEN.findall(fold_accents(_DOTS.sub("", name)))
+    words = _TOKEN.findall(fold_accents(_DOTS.sub("", _AMPERSANDS.sub("", name))))
     return words[1:] if len(words) > 1 and words[0].lower() == "the" else words
 
 
@@ -61,7 +63,11 @@ def _expansions(name: str, kind: str) -> list[list[str]]:
     text = _HYPHENS.sub(" ", fold_accents(name).lower())
     words = org_core_words(text) if kind == "ORG" else _TOKEN.findall(_DOTS.sub("", text))
     content = [w for w in words if w not in STOP_WORDS and w not in _PARTICLES]
-    return [w for w in (content, words) if len(w) >= MIN_ACRONYM] if content != words else [words]
+    # A title's "the" is left out of its initials, its other little words kept ("LOTR", The
+    # Lord of the Rings).
+    unled = words[1:] if words[:1] == ["the"] else []
+    found = [w for w in (content, words, unled) if len(w) >= MIN_ACRONYM]
+    return [w for i, w in enumerate(found) if w not in found[:i]]
 
 
 def _aligns(tokens: list[str], words: list[str], used: bool = False) -> bool:

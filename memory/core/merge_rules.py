@@ -15,7 +15,12 @@ from rapidfuzz.distance import Levenshtein
 
 from memory.core.cleaning import SELF_PLACEHOLDERS, normalise_name
 from memory.core.clipped_names import CLIPPED, clipped
-from memory.core.descriptions import description_words, fits_description, someone_elses
+from memory.core.descriptions import (
+    description_words,
+    fits_description,
+    fits_person,
+    someone_elses,
+)
 from memory.core.first_names import name_group
 from memory.core.kinship import KINSHIP_WORDS, people_verdict
 from memory.core.merge_orgs import LEGAL_FORM, org_core_words, same_company
@@ -36,6 +41,7 @@ from memory.core.merge_properties import (
     properties_differ,
     roles_differ,
     said_elsewhere,
+    said_same_affiliation,
     same_letters,
     states_region,
     types_differ,
@@ -55,8 +61,10 @@ from memory.core.merge_types import (
 from memory.core.name_heads import (
     KIND_WORD,
     KIND_WORDS,
+    POSSESSOR,
     WORD_ORDER,
     in_another_order,
+    one_occasion,
     with_kind_word,
 )
 from memory.core.name_spelling import has_transliterable_letters, romanised_alike, spelling_keys
@@ -115,6 +123,8 @@ COMMON_WORD_ZIPF = 3.0
 NUMBER = "number"
 # A name a property of the other states it is known by (a course's code, a handle).
 IDENTIFIER = "identifier"
+# A title said by the part before or after its colon.
+TITLE_PART = "title-part"
 # One name for two sorts of thing by what was said of each (a project and a framework).
 EXACT_TYPE_DIFFERS = "exact-type-differs"
 # One concept the extractor typed two ways (a camping trip as an EVENT and as a THING).
@@ -417,6 +427,12 @@ def decide_merge(
     ]
     if known_as:
         return _one_or_several(known_as, IDENTIFIER)
+    if kind != "PERSON":
+        # A title and its subtitle, each said alone ("Breath of the Wild", Zelda: Breath of
+        # the Wild; "CS50", CS50: Introduction to Computer Science).
+        parted = [n.id for n in same_kind if any(_title_part(new, f) for f in node_forms(n))]
+        if parted:
+            return _one_or_several(parted, TITLE_PART)
 
     keys = spelling_keys(new)
     spelled = [
@@ -501,6 +517,10 @@ def decide_merge(
         ordered = [n.id for n in same_kind if any(in_another_order(new, f) for f in node_forms(n))]
         if ordered:
             return _one_or_several(ordered, WORD_ORDER)
+        # "Sarah's wedding" for Sarah and Ben's wedding, "Grandpa's funeral" for Grandpa Joe's.
+        owned = [n.id for n in same_kind if any(one_occasion(new, f) for f in node_forms(n))]
+        if owned:
+            return _one_or_several(owned, POSSESSOR)
 
     described = description_words(new)
     if described:
@@ -588,6 +608,17 @@ def decide_merge(
     return MergeVerdict(NEW, None, (), PROPERTIES_DIFFER if namesake else "none", {})
 
 
+def _title_part(a: str, b: str) -> bool:
+    """Whether one name is the part before or after the colon of the other ("zelda: breath
+    of the wild" / "breath of the wild"), a part of two letters or more."""
+    for whole, part in ((a, b), (b, a)):
+        if ":" in whole and ":" not in part:
+            parts = [p.strip() for p in whole.split(":", 1)]
+            if part in parts and len(part) >= 2:
+                return True
+    return False
+
+
 def _common_other(kind: str, name: str, mention: Mention) -> bool:
     """Whether an entity of the catch-all kind OTHER is a concept: a common noun (written in
     lower case: "painting", "therapy") said of no animal. Pets have names (Biscuit)."""
@@ -622,12 +653,22 @@ def _description_verdict(
     """Rule 2f (``descriptions``): "my sister", "the church" — the one stored node of the
     kind that fits the description → merge ("description"), several → hold, none → None
     (the other rules go on: "my dad" is the kinship rule's)."""
-    if kind == "PERSON":
-        word = described[0] if len(described) == 1 else ""
+    if kind == "PERSON" and len(described) > 1:
+        # "my yoga teacher", "my sister in Glasgow", "the pottery teacher": a relation or a
+        # role with what tells one apart, every word of it known of the person.
+        fitting = [
+            n.id
+            for n in same_kind
+            if not n.is_self and fits_person(described, n.roles, n.properties)
+        ]
+    elif kind == "PERSON":
+        word = described[0]
         # "My husband" is a partner; "my dad" is left to the kinship rule.
         role = word if word in KINSHIP_WORDS else role_word(word)
         if role not in PEOPLE_ROLES:
-            return None
+            # "my GP": the one person whose stated role is the word.
+            fitting = [n.id for n in same_kind if not n.is_self and _role_said(word, n.properties)]
+            return _one_or_several(fitting, DESCRIPTION) if fitting else None
         wanted = frozenset({role}) | mention.roles
         # The relation the user has to them, or the role said of them ("my therapist":
         # Amanda Rhodes, the user's doctor, whose role is therapist).
@@ -640,7 +681,7 @@ def _description_verdict(
         fits = [
             n
             for n in same_kind
-            if fits_description(described, [n.name, *n.aliases], n.properties)
+            if fits_description(described, [n.name, *n.aliases], n.properties, n.roles)
             and not someone_elses(new, n.name)
         ]
         # Of several that fit, the ones the user's relation picks ("the puppy", the user's
@@ -760,9 +801,12 @@ def said_otherwise(mention: Mention, target: StoredNode, *, part: bool = False) 
     name said with another university is the professor who moved). Another city alone is
     not: people move, and "my friend Bill from Leeds" is the William the graph placed in
     York (the write-path fixture)."""
+    # A role changed at the place the person is known at is a career there (the TA now a
+    # lecturer at the same university), not another person.
+    career = said_same_affiliation(mention.properties, target.properties)
     return (
         _relation_changed(mention, target)
-        or roles_differ(mention.properties, target.properties)
+        or (roles_differ(mention.properties, target.properties) and not career)
         or (part and affiliation_differs(mention.properties, target.properties))
     )
 

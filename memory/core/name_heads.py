@@ -20,6 +20,7 @@ from memory.core.words import STOP_WORDS
 
 KIND_WORD = "kind-word"
 WORD_ORDER = "word-order"
+POSSESSOR = "possessor"
 
 _ORG_WORDS = frozenset(
     {
@@ -61,6 +62,30 @@ def with_kind_word(a: str, b: str, kind: str) -> bool:
         and any(w not in STOP_WORDS and w not in kind_words for w in short)
         and short[0] not in _DEDICATIONS
     )
+
+
+_POSSESSED = re.compile(r"^(.+?)['’]s? (.+)$")
+_AND = frozenset({"and", "&"})
+
+
+def _possessor_and_event(norm: str) -> tuple[frozenset[str], tuple[str, ...]] | None:
+    """("sarah and ben's wedding") → ({sarah, ben}, (wedding,)); None without a possessive."""
+    match = _POSSESSED.match(norm.replace("&", " and "))
+    if not match:
+        return None
+    owners = frozenset(w for w in _words(match.group(1)) if w not in _AND)
+    event = tuple(_words(match.group(2)))
+    return (owners, event) if owners and event else None
+
+
+def one_occasion(a: str, b: str) -> bool:
+    """Whether two event names are the same occasion of people named more or less fully
+    ("sarah's wedding" / "sarah and ben's wedding", "grandpa's funeral" / "grandpa joe's
+    funeral"): the same words after the possessive, one side's people among the other's."""
+    pa, pb = _possessor_and_event(a), _possessor_and_event(b)
+    if pa is None or pb is None or pa[1] != pb[1] or pa[0] == pb[0]:
+        return False
+    return pa[0] < pb[0] or pb[0] < pa[0]
 
 
 def in_another_order(a: str, b: str) -> bool:

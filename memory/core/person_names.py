@@ -324,7 +324,7 @@ def relate_first_names(a: str, b: str) -> str | None:
         if abs(len(a) - len(b)) == 1 and is_given_name(a) and is_given_name(b):
             return None if genders_differ(a, b) else VARIANT
         return SHORT_FORM
-    if _pet_form(a, b) or _suffixed_diminutive(a, b):
+    if _pet_form(a, b) or _suffixed_diminutive(a, b) or _z_form(a, b):
         return PET_FORM
     return None
 
@@ -346,6 +346,24 @@ _DIMINUTIVE_SUFFIXES += ("itos", "itas", "ito", "ita")
 # What the full name may have after the stem the suffix was put on: nothing (Juan), its
 # final vowel (Chispa, Pedro) or a final -os/-as/-es (Carlos → Carlitos).
 _STEM_ENDINGS = frozenset({"", "a", "e", "o", "os", "as", "es"})
+
+
+def _z_form(a: str, b: str) -> bool:
+    """The British and Australian pet form that cuts a name after its first vowel and adds
+    "z" (Gaz for Gareth or Gary, Shaz for Sharon, Baz for Barry, Kaz for Karen): three or
+    four letters ending in z, the rest the opening of a name two letters longer or more,
+    which has no z of its own and goes on with the r, s, n or l the z stands for (Chaz for
+    Charles, Dez for Desmond; not Gabriel)."""
+    short, long = sorted((a, b), key=len)
+    if not (3 <= len(short) <= 4 and short.endswith("z") and "z" not in long):
+        return False
+    stem = short[:-1]
+    return (
+        len(long) >= len(short) + 2
+        and long.startswith(stem)
+        and stem[-1] in "aeiou"
+        and long[len(stem)] in "rsnl"
+    )
 
 
 def _suffixed_diminutive(a: str, b: str) -> bool:

@@ -95,3 +95,31 @@ def test_the_puppy_is_the_users_dog_not_the_puppy_class(alice):
     )
 
     assert merged(summary) == {"the puppy": ("Biscuit", "description")}
+
+
+def test_a_course_by_its_code_and_a_teacher_by_what_she_teaches(alice):
+    commit_batch(
+        user=alice,
+        batch=batch(
+            ("Linear Algebra", "THING", {"type": "course", "code": "MATH 221"}, []),
+            ("Real Analysis", "THING", {"type": "course", "code": "MATH 320"}, []),
+            ("Priya", "PERSON", {"role": "yoga teacher"}, ["HAS_TEACHER"]),
+            ("Sam", "PERSON", {"role": "guitar teacher"}, ["HAS_TEACHER"]),
+        ),
+        now=T0,
+    )
+    summary = commit_batch(
+        user=alice,
+        batch=batch(
+            ("MATH 221", "THING", {"type": "course"}, []),
+            ("my yoga teacher", "PERSON", {}, ["HAS_TEACHER"]),
+        ),
+        now=T1,
+    )
+
+    assert merged(summary) == {
+        "MATH 221": ("Linear Algebra", "identifier"),
+        "My Yoga Teacher": ("Priya", "description"),  # a person's name is capitalised
+    }
+    # The code said is remembered as a name of the course.
+    assert "MATH 221" in Node.objects.for_user(alice).get(name="Linear Algebra").aliases

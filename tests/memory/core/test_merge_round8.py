@@ -2,7 +2,7 @@
 name said exactly is still part of a name, a client is not a colleague, where someone works,
 a thing's type, the user's own thing against someone else's, and a puppy is a dog."""
 
-from memory.core.descriptions import fits_description, someone_elses
+from memory.core.descriptions import fits_description, fits_person, someone_elses
 from memory.core.merge_properties import (
     affiliation_differs,
     identified_by,
@@ -10,6 +10,8 @@ from memory.core.merge_properties import (
     same_letters,
     types_differ,
 )
+from memory.core.name_heads import one_occasion
+from memory.core.person_names import relate_first_names
 from memory.core.person_roles import capacities_differ
 from tests.memory.core.merge_helpers import decide, node
 
@@ -238,3 +240,120 @@ def test_a_colleague_promoted_to_boss_is_the_same_person():
     # A colleague said now as a friend is still asked about (round 8: Jess the colleague).
     jess = [node(1, "Jess", "colleague")]
     assert decide("Jess", jess, roles=["friend"]) == ("hold", None, "exact-role-differs")
+
+
+def test_a_person_described_by_a_role_and_what_tells_them_apart():
+    teacher = [node(1, "Priya", "teacher", role="yoga teacher"), node(2, "Sam", "teacher")]
+    said = {"roles": ["teacher"], "role": "yoga teacher"}
+    assert decide("my yoga teacher", teacher, **said) == ("merge", 1, "description")
+    sisters = [node(1, "Emma", "sister", city="Glasgow"), node(2, "Chloe", "sister", city="Bath")]
+    assert decide("my sister in Glasgow", sisters, roles=["sister"])[:2] == ("merge", 1)
+    assert decide("my sister in Leeds", sisters, roles=["sister"])[0] != "merge"
+    # A role no relation names: the one person whose stated role it is.
+    doctors = [node(1, "Dr Okafor", "doctor", role="GP"), node(2, "Rachel", role="counsellor")]
+    assert decide("my GP", doctors, roles=["doctor"]) == ("merge", 1, "description")
+    # Free-text notes are not read: "my friend from yoga" is not the friend met at yoga.
+    friends = [node(1, "Luna", "friend", note="met at yoga"), node(2, "Jake", "friend")]
+    assert decide("my friend from yoga", friends, roles=["friend"])[0] != "merge"
+    assert fits_person(("yoga", "teacher"), {"teacher"}, {"role": "yoga teacher"})
+    assert not fits_person(("yoga", "teacher"), {"teacher"}, {"note": "yoga teacher"})
+
+
+def test_a_place_or_thing_described_by_the_users_tie_to_it():
+    places = [
+        node(1, "Hebden Bridge", "hometown", kind="PLACE"),
+        node(2, "Leeds", "home", kind="PLACE"),
+    ]
+    assert decide("my hometown", places, kind="PLACE", roles=["hometown"]) == (
+        "merge",
+        1,
+        "description",
+    )
+    things = [
+        node(1, "iPhone 13 Pro", "possession", kind="THING", type="phone"),
+        node(2, "iPad Air", "possession", kind="THING", type="tablet"),
+    ]
+    assert decide("my iPhone", things, kind="THING", roles=["possession"]) == (
+        "merge",
+        1,
+        "description",
+    )
+
+
+def test_a_title_said_by_the_part_before_or_after_its_colon():
+    games = [
+        node(1, "Zelda: Breath of the Wild", kind="THING", type="game"),
+        node(2, "Mario Kart 8", kind="THING", type="game"),
+    ]
+    assert decide("Breath of the Wild", games, kind="THING") == ("merge", 1, "title-part")
+    assert decide("Tears of the Kingdom", games, kind="THING")[0] == "new"
+    two = [*games, node(3, "Zelda: Tears of the Kingdom", kind="THING", type="game")]
+    assert decide("Zelda", two, kind="THING") == ("hold", None, "title-part-ambiguous")
+    course = [node(1, "CS50: Introduction to Computer Science", kind="THING", type="course")]
+    assert decide("CS50", course, kind="THING") == ("merge", 1, "title-part")
+    # Not for people.
+    assert decide("Ana", [node(1, "Ana: the baker")])[2] != "title-part"
+
+
+def test_the_british_z_pet_form():
+    assert relate_first_names("gaz", "gareth") == "pet-form"
+    assert relate_first_names("shaz", "sharon") == "pet-form"
+    assert relate_first_names("oz", "oscar") is None  # two letters: too short to tell
+    assert relate_first_names("liz", "lizzie") != "pet-form"  # a z of its own
+    assert relate_first_names("gaz", "garry") == "pet-form"
+    assert relate_first_names("gaz", "gabriel") is None  # not cut after a vowel
+    assert decide("Gaz", [node(1, "Gareth Jones", "friend")]) == ("merge", 1, "pet-form")
+
+
+def test_one_occasion_of_people_named_more_or_less_fully():
+    assert one_occasion("sarah's wedding", "sarah and ben's wedding")
+    assert one_occasion("grandpa's funeral", "grandpa joe's funeral")
+    assert one_occasion("tunde & bisi's wedding", "tunde's wedding")
+    assert not one_occasion("sarah's wedding", "sarah and ben's engagement party")
+    assert not one_occasion("sarah's wedding", "ben's wedding")
+    assert not one_occasion("sarah's wedding", "sarah's wedding")  # the exact rule's
+    weddings = [
+        node(1, "Sarah and Ben's wedding", kind="EVENT"),
+        node(2, "Tom's wedding", kind="EVENT"),
+    ]
+    assert decide("Sarah's wedding", weddings, kind="EVENT") == ("merge", 1, "possessor")
+
+
+def test_abbreviations_with_an_ampersand_and_titles_without_their_the():
+    # Two letters alone stay a question, unless the user has a tie to it.
+    pg = [node(1, "Procter & Gamble", kind="ORG")]
+    assert decide("P&G", pg, kind="ORG") == ("hold", None, "acronym")
+    employer = [node(1, "Marks & Spencer", "workplace", kind="ORG")]
+    assert decide("M&S", employer, kind="ORG") == ("merge", 1, "acronym")
+    books = [node(1, "The Lord of the Rings", kind="THING", type="book")]
+    assert decide("LOTR", books, kind="THING") == ("merge", 1, "acronym")
+
+
+def test_a_profession_title_picks_the_one_whose_stated_role_it_is():
+    lis = [
+        node(1, "Li Wei", "teacher", role="professor", university="Fudan University"),
+        node(2, "Li Na", role="classmate"),
+    ]
+    assert decide("Professor Li", lis) == ("merge", 1, "title")
+    # Nobody's role says it: a question, as before.
+    unknown = [node(1, "Li Wei", role="engineer"), node(2, "Li Na", role="classmate")]
+    assert decide("Professor Li", unknown)[:2] == ("hold", None)
+
+
+def test_a_new_role_at_the_same_place_is_a_career_not_another_person():
+    ta = [node(1, "Bilal Qureshi", role="TA", university="LUMS")]
+    assert decide("Dr. Bilal Qureshi", ta, role="lecturer", university="LUMS") == (
+        "merge",
+        1,
+        "title",
+    )
+    # Without the place said on both sides, a role sharing no word is still asked about.
+    tariq = [node(1, "Tariq Hussain", role="software engineer")]
+    assert decide("Tariq", tariq, role="plumber") == ("hold", None, "first-name-role-differs")
+
+
+def test_middle_names_left_out_of_a_name_spelt_otherwise():
+    assert decide("Muhammad Khan", [node(1, "Mohammed Ali Khan")]) == ("merge", 1, "middle-name")
+    assert decide("Liz Taylor", [node(1, "Elizabeth Rose Taylor")]) == ("merge", 1, "middle-name")
+    # Another surname is another person, whatever the first names.
+    assert decide("Muhammad Khan", [node(1, "Mohammed Ali Shah")])[0] == "new"
