@@ -523,8 +523,12 @@ def decide_merge(
             return _one_or_several(owned, POSSESSOR)
 
     described = description_words(new)
+    # Without a determiner, only what the user has the tie said to ("Dublin", moved to, is
+    # not the Dublin office the graph holds).
+    tied = not described
+    described = described or _tie_described(name, kind, mention)
     if described:
-        verdict = _description_verdict(new, described, kind, same_kind, mention)
+        verdict = _description_verdict(new, described, kind, same_kind, mention, tied=tied)
         if verdict is not None:
             return verdict
 
@@ -608,6 +612,20 @@ def decide_merge(
     return MergeVerdict(NEW, None, (), PROPERTIES_DIFFER if namesake else "none", {})
 
 
+def _tie_described(name: str, kind: str, mention: Mention) -> tuple[str, ...]:
+    """The words of a common noun said of something the user has a tie to, as a description
+    without its determiner ("church", said as the church the user belongs to: Grace
+    Community Church; "book club"): an organisation or a place, a tie said, and every word
+    a common English one (the Write capitalises an organisation's lower-case name, so the
+    case cannot tell)."""
+    if kind not in NAMED_PLACE_KINDS or not mention.roles & TIE_ROLES:
+        return ()
+    words = _words(normalise_name(name))
+    if not words or any(word_zipf(w) < COMMON_WORD_ZIPF for w in words):
+        return ()
+    return description_words(f"my {normalise_name(name)}")
+
+
 def _title_part(a: str, b: str) -> bool:
     """Whether one name is the part before or after the colon of the other ("zelda: breath
     of the wild" / "breath of the wild"), a part of two letters or more."""
@@ -649,6 +667,8 @@ def _description_verdict(
     kind: str,
     same_kind: Sequence[StoredNode],
     mention: Mention,
+    *,
+    tied: bool = False,
 ) -> MergeVerdict | None:
     """Rule 2f (``descriptions``): "my sister", "the church" — the one stored node of the
     kind that fits the description → merge ("description"), several → hold, none → None
@@ -687,7 +707,7 @@ def _description_verdict(
         # Of several that fit, the ones the user's relation picks ("the puppy", the user's
         # pet, not the puppy training class they attend).
         related = [n for n in fits if mention.roles and shares_role(mention.roles, n.roles)]
-        fitting = [n.id for n in (related or fits)]
+        fitting = [n.id for n in (related if tied else related or fits)]
     else:
         return None
     return _one_or_several(fitting, DESCRIPTION) if fitting else None

@@ -283,6 +283,8 @@ _TIES = {
     **dict.fromkeys(("lives_in", "lived_in", "moved_to", "has_home"), "home"),
     **dict.fromkeys(("has_hometown", "is_from", "from", "born_in", "grew_up_in"), "hometown"),
     **dict.fromkeys(("owns", "has_owned", "bought"), "possession"),
+    # The gym, club, church or choir the user belongs to.
+    **dict.fromkeys(("member_of", "is_member_of", "belongs_to", "joined"), "membership"),
 }
 TIE_ROLES = frozenset(_TIES.values())
 # Someone the user likes or follows from afar (``user -[LIKES]-> Taylor Swift``): a public

@@ -123,3 +123,28 @@ def test_a_course_by_its_code_and_a_teacher_by_what_she_teaches(alice):
     }
     # The code said is remembered as a name of the course.
     assert "MATH 221" in Node.objects.for_user(alice).get(name="Linear Algebra").aliases
+
+
+def test_the_church_and_the_gym_the_user_belongs_to(alice):
+    commit_batch(
+        user=alice,
+        batch=batch(
+            ("Grace Community Church", "ORG", {}, ["MEMBER_OF"]),
+            ("PureGym Leeds City Centre", "ORG", {"type": "gym"}, ["MEMBER_OF"]),
+            ("Springfield Public Library", "ORG", {}, []),
+        ),
+        now=T0,
+    )
+    summary = commit_batch(
+        user=alice,
+        batch=batch(
+            ("church", "ORG", {}, ["MEMBER_OF"]),
+            ("PureGym", "ORG", {"type": "gym"}, ["MEMBER_OF"]),
+        ),
+        now=T1,
+    )
+
+    assert merged(summary) == {
+        "Church": ("Grace Community Church", "description"),
+        "PureGym": ("PureGym Leeds City Centre", "own-place"),
+    }

@@ -12,7 +12,7 @@ from memory.core.merge_properties import (
 )
 from memory.core.name_heads import one_occasion
 from memory.core.person_names import relate_first_names
-from memory.core.person_roles import capacities_differ
+from memory.core.person_roles import capacities_differ, roles_from_relations
 from tests.memory.core.merge_helpers import decide, node
 
 
@@ -357,3 +357,20 @@ def test_middle_names_left_out_of_a_name_spelt_otherwise():
     assert decide("Liz Taylor", [node(1, "Elizabeth Rose Taylor")]) == ("merge", 1, "middle-name")
     # Another surname is another person, whatever the first names.
     assert decide("Muhammad Khan", [node(1, "Mohammed Ali Shah")])[0] == "new"
+
+
+def test_what_the_user_belongs_to_said_by_its_brand_or_a_common_noun():
+    assert roles_from_relations([("MEMBER_OF", False)]) == frozenset({"membership"})
+    gym = [node(1, "PureGym Leeds City Centre", "membership", kind="ORG", type="gym")]
+    assert decide("PureGym", gym, kind="ORG", roles=["membership"]) == ("merge", 1, "own-place")
+    orgs = [
+        node(1, "Grace Community Church", "membership", kind="ORG"),
+        node(2, "Springfield Public Library", kind="ORG"),
+    ]
+    # (The Write capitalises an organisation's lower-case name: "church" arrives as "Church".)
+    assert decide("Church", orgs, kind="ORG", roles=["membership"]) == ("merge", 1, "description")
+    # Without the tie said, a common noun is no description: a question at most.
+    assert decide("Church", orgs, kind="ORG")[0] != "merge"
+    # Moving to Dublin is not the Dublin office, to which the user has no tie.
+    office = [node(1, "Dublin office", kind="PLACE", type="office")]
+    assert decide("Dublin", office, kind="PLACE", roles=["home"])[0] != "merge"
