@@ -526,7 +526,7 @@ def decide_merge(
     # Without a determiner, only what the user has the tie said to ("Dublin", moved to, is
     # not the Dublin office the graph holds).
     tied = not described
-    described = described or _tie_described(name, kind, mention)
+    described = described or _tie_described(name, kind, mention) or _someones(name, kind)
     if described:
         verdict = _description_verdict(new, described, kind, same_kind, mention, tied=tied)
         if verdict is not None:
@@ -624,6 +624,17 @@ def _tie_described(name: str, kind: str, mention: Mention) -> tuple[str, ...]:
     if not words or any(word_zipf(w) < COMMON_WORD_ZIPF for w in words):
         return ()
     return description_words(f"my {normalise_name(name)}")
+
+
+_SOMEONES_ROLE = re.compile(r"^[A-Z][^\W\d_]*['’]s\s+[^\W\d_]+(?:\s+[^\W\d_]+)?$")
+
+
+def _someones(name: str, kind: str) -> tuple[str, ...]:
+    """The words of a person described as someone else's ("Leo's teacher" → leo, teacher):
+    a description without its determiner, matched on the person's relations and role."""
+    if kind != "PERSON" or not _SOMEONES_ROLE.match(name.strip()):
+        return ()
+    return description_words(f"the {normalise_name(name)}")
 
 
 def _title_part(a: str, b: str) -> bool:

@@ -374,3 +374,10 @@ def test_what_the_user_belongs_to_said_by_its_brand_or_a_common_noun():
     # Moving to Dublin is not the Dublin office, to which the user has no tie.
     office = [node(1, "Dublin office", kind="PLACE", type="office")]
     assert decide("Dublin", office, kind="PLACE", roles=["home"])[0] != "merge"
+
+
+def test_a_person_described_as_someone_elses():
+    stored = [node(1, "Leo", "son", age=7), node(2, "Miss Clarke", role="Leo's teacher")]
+    # (The Write capitalises a person's lower-case name.)
+    assert decide("Leo's Teacher", stored) == ("merge", 2, "description")
+    assert decide("Mia's Teacher", stored)[0] == "new"
