@@ -302,9 +302,15 @@ def decide_merge(
          brother) goes instead to the one other person of that first name with the same
          relation ("<rule>-by-role", ``merge_people.exact_moved_by_role``); with none, and
          family relations on both sides that cannot be one person (the user's father and
-         son, both Marco Bianchi) → new ("family-differs"; the Write numbers its name);
+         son, both Marco Bianchi) → new ("family-differs"; the Write numbers its name).
+         A first name alone said exactly (or a title and surname) is weighed as part of a
+         name (``_exact_part_name``: "exact-ambiguous", "exact-by-role",
+         "exact-role-differs"); a client against a boss of one full name, or a thing of
+         another stated type, is held ("exact-role-differs", "exact-type-differs");
       2. the name equals a normalised alias of exactly one node → merge ("alias");
-         of several → hold ("alias-ambiguous");
+         of several → hold ("alias-ambiguous"); a name a property states the node is known
+         by (a code, a handle) → merge ("identifier"); a title's part before or after its
+         colon, not for people → merge ("title-part"); several → hold;
       2b. the same spelling (``name_spelling.spelling_keys``: accents, German digraphs,
          apostrophes, hyphens and punctuation aside: Zoë/Zoe, Müller/Mueller,
          O'Sullivan/OSullivan) → merge ("spelling"), several → hold;
@@ -314,7 +320,8 @@ def decide_merge(
       2c'. PLACE only: another name of the same country (Holland / the Netherlands, Türkiye /
          Turkey, UK / United Kingdom: ``place_names.country_iso``; not a part of one, as
          Scotland) → merge ("country-name"), several → hold;
-      2d. ORG and PLACE: an acronym of the other name's words, either way (UCLA /
+      2d. ORG, PLACE, EVENT, THING, TOPIC, PREFERENCE: an acronym of the other name's
+         words, either way (UCLA /
          University of California, Los Angeles; NHS / National Health Service) → merge
          ("acronym"), several → hold; two letters alone only into a node the user has a tie
          to, else hold (``merge_places.acronym_matches``);
@@ -326,7 +333,11 @@ def decide_merge(
       2g. a description — a determiner or possessive and what the thing is ("my sister",
          "the church", "our cabin in Bend") — fitting exactly one stored node of the kind
          (a person by the user's relation, anything else by the words of its name, aliases
-         and properties: ``descriptions``) → merge ("description"); several → hold;
+         and properties: ``descriptions``; a person of several words by relations, role,
+         place and company; without a determiner, "Leo's teacher", or a common noun said
+         of what the user has a tie to) → merge ("description"); several → hold. EVENT
+         also: one occasion of more or fewer people ("Sarah's wedding" / Sarah and Ben's
+         wedding) → merge ("possessor");
       3. PERSON only: a kinship word alone ("Mom", "Appa") → the one person the user has
          that relation to ("kinship"), a kinship title + name ("Tía Rosa") → the person
          rules on the name ("kin-title"), a full name said as the user's mother or father →
@@ -338,7 +349,9 @@ def decide_merge(
          "<rule>-role-differs" when both sides state a role sharing no word:
          ``merge_properties.roles_differ``); several →
          hold ("<rule>-ambiguous") unless the user's relation picks one
-         ("<rule>-by-role"); a variant of the name ("variant") or another plausible reading
+         ("<rule>-by-role"), the company said ("<rule>-by-affiliation"), a profession
+         title the stated role ("title"); a variant of the name ("variant") or another
+         plausible reading
          ("<rule>-near-tie") → hold; a gendered title against the first name of its only
          match ("title-gender") or only contradicted ones ("contradiction") → new. The same
          rules reach the user's pets (HAS_PET) of a catch-all kind;
