@@ -23,7 +23,7 @@ __all__ = ["CLIPPED", "clipped"]
 
 CLIPPED = "clipped"
 # A word said alone this common in English is a word, not a clipped name (wordfreq's Zipf
-# scale, as merge_rules.COMMON_WORD_ZIPF).
+# scale, as words.COMMON_WORD_ZIPF).
 _COMMON_ZIPF = 3.0
 _MIN_ALONE = 4
 _MIN_CUT = 3

@@ -24,9 +24,16 @@ from collections.abc import Iterable, Mapping
 from memory.core.merge_properties import species_class
 from memory.core.name_spelling import fold_accents
 from memory.core.person_roles import role_word
-from memory.core.words import STOP_WORDS
+from memory.core.words import COMMON_WORD_ZIPF, STOP_WORDS, word_zipf
 
-__all__ = ["DETERMINERS", "description_words", "fits_description", "fits_person", "someone_elses"]
+__all__ = [
+    "DETERMINERS",
+    "description_words",
+    "fits_description",
+    "fits_person",
+    "said_without_determiner",
+    "someone_elses",
+]
 
 DETERMINERS = frozenset({"the", "my", "our", "his", "her", "their", "your"})
 _WORD = re.compile(r"[^\W_]+")
@@ -61,6 +68,29 @@ def description_words(norm: str) -> tuple[str, ...]:
     if len(words) < 2 or words[0] not in DETERMINERS:
         return ()
     return tuple(_singular(w) for w in words[1:] if w not in STOP_WORDS)
+
+
+# A person said as someone else's relation or role: "Leo's teacher", "Sam's mum".
+_SOMEONES_ROLE = re.compile(r"^[A-Z][^\W\d_]*['’]s\s+[^\W\d_]+(?:\s+[^\W\d_]+)?$")
+
+
+def said_without_determiner(name: str, kind: str, *, tied: bool) -> tuple[str, ...]:
+    """The words of a description said without its determiner, () for a name:
+
+    * a person said as someone else's ("Leo's teacher" → leo, teacher), matched on the
+      person's relations and role;
+    * a common noun said of an organisation or a place the user has a tie to (``tied``:
+      "church", said as the church the user belongs to; "book club") — every word a common
+      English one, since the Write capitalises an organisation's lower-case name and the
+      case cannot tell."""
+    if kind == "PERSON":
+        return description_words(f"the {name}") if _SOMEONES_ROLE.match(name.strip()) else ()
+    if kind not in ("ORG", "PLACE") or not tied:
+        return ()
+    words = _WORD.findall(fold_accents(name).lower())
+    if not words or any(word_zipf(w) < COMMON_WORD_ZIPF for w in words if w not in STOP_WORDS):
+        return ()
+    return description_words(f"my {name}")
 
 
 def _node_words(forms: Iterable[str], properties: Mapping[str, object]) -> set[str]:

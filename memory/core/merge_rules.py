@@ -19,6 +19,7 @@ from memory.core.descriptions import (
     description_words,
     fits_description,
     fits_person,
+    said_without_determiner,
     someone_elses,
 )
 from memory.core.first_names import name_group
@@ -82,7 +83,7 @@ from memory.core.person_roles import (
     shares_role,
 )
 from memory.core.place_names import country_iso, country_key, same_city, shared_city_countries
-from memory.core.words import STOP_WORDS, word_zipf
+from memory.core.words import COMMON_WORD_ZIPF, STOP_WORDS, word_zipf
 
 __all__ = [
     "CATCH_ALL_KINDS",
@@ -116,9 +117,6 @@ CONCEPT_KINDS = frozenset({"THING", "TOPIC", "EVENT", "PREFERENCE"})
 NAMED_THING_KINDS = frozenset({"ORG", "OTHER"})
 # Kinds the user has ties to (works at, studies at, lives in): ``merge_places.own_place``.
 NAMED_PLACE_KINDS = frozenset({"ORG", "PLACE"})
-# Two different words this common (wordfreq's Zipf scale: ≈ the 30 000 most used English
-# words) are two words, not one misspelt ("making"/"taking"); a rarer one may be a typo.
-COMMON_WORD_ZIPF = 3.0
 # One concept in the singular and the plural ("challenge" / "challenges"): ``_another_number``.
 NUMBER = "number"
 # A name a property of the other states it is known by (a course's code, a handle).
@@ -539,7 +537,9 @@ def decide_merge(
     # Without a determiner, only what the user has the tie said to ("Dublin", moved to, is
     # not the Dublin office the graph holds).
     tied = not described
-    described = described or _tie_described(name, kind, mention) or _someones(name, kind)
+    described = described or said_without_determiner(
+        name, kind, tied=bool(mention.roles & TIE_ROLES)
+    )
     if described:
         verdict = _description_verdict(new, described, kind, same_kind, mention, tied=tied)
         if verdict is not None:
@@ -623,31 +623,6 @@ def decide_merge(
 
     namesake = any(n.kind == kind and new in node_forms(n) for n in differ)
     return MergeVerdict(NEW, None, (), PROPERTIES_DIFFER if namesake else "none", {})
-
-
-def _tie_described(name: str, kind: str, mention: Mention) -> tuple[str, ...]:
-    """The words of a common noun said of something the user has a tie to, as a description
-    without its determiner ("church", said as the church the user belongs to: Grace
-    Community Church; "book club"): an organisation or a place, a tie said, and every word
-    a common English one (the Write capitalises an organisation's lower-case name, so the
-    case cannot tell)."""
-    if kind not in NAMED_PLACE_KINDS or not mention.roles & TIE_ROLES:
-        return ()
-    words = _words(normalise_name(name))
-    if not words or any(word_zipf(w) < COMMON_WORD_ZIPF for w in words):
-        return ()
-    return description_words(f"my {normalise_name(name)}")
-
-
-_SOMEONES_ROLE = re.compile(r"^[A-Z][^\W\d_]*['’]s\s+[^\W\d_]+(?:\s+[^\W\d_]+)?$")
-
-
-def _someones(name: str, kind: str) -> tuple[str, ...]:
-    """The words of a person described as someone else's ("Leo's teacher" → leo, teacher):
-    a description without its determiner, matched on the person's relations and role."""
-    if kind != "PERSON" or not _SOMEONES_ROLE.match(name.strip()):
-        return ()
-    return description_words(f"the {normalise_name(name)}")
 
 
 def _title_part(a: str, b: str) -> bool:

@@ -54,7 +54,7 @@ FAMILY_ROLE = "family-role"
 # The variant of ``person_names`` (held): returned where the words allow two readings.
 _VARIANT = "variant"
 # Both surnames at least this common in English (wordfreq's Zipf scale, as for
-# merge_rules.COMMON_WORD_ZIPF): each is a name in its own right (Burton, Barton), so a
+# words.COMMON_WORD_ZIPF): each is a name in its own right (Burton, Barton), so a
 # vowel between them is no typing slip. Rarer ones may be (Meier 2.9 / Meyer 3.7).
 COMMON_SURNAME_ZIPF = 3.0
 

@@ -84,6 +84,11 @@ def content_words(text: str) -> list[str]:
     return words
 
 
+# Two different words this common (wordfreq's Zipf scale: ≈ the 30 000 most used English
+# words) are two words, not one misspelt ("making"/"taking"); a rarer one may be a typo.
+COMMON_WORD_ZIPF = 3.0
+
+
 def word_zipf(word: str) -> float:
     """How common ``word`` is in English (wordfreq's Zipf scale: log10 of uses per billion
     words, plus 9; case-insensitive)."""
