@@ -1,4 +1,5 @@
-"""Shared fixtures: alice and bob (the outsider in every test) and a staff moderator."""
+"""Shared fixtures: alice and bob (the outsider in every test), a staff moderator, and no
+persistent database connections under test."""
 
 import pytest
 
@@ -20,3 +21,15 @@ def mod(django_user_model):
     return django_user_model.objects.create_user(
         "mod", "mod@example.com", "mod-pass-123", is_staff=True, is_superuser=True
     )
+
+
+@pytest.fixture(scope="session")
+def django_db_modify_db_settings(django_db_modify_db_settings_parallel_suffix):
+    """No persistent connections under test: a socket test's consumer reaches the database
+    from asgiref's worker thread, and a connection kept there for ``CONN_MAX_AGE`` would
+    still be open when pytest drops the test database at the end ("being accessed by other
+    users"). ``database_sync_to_async`` closes it after each call when the age is 0."""
+    from django.conf import settings
+
+    for database in settings.DATABASES.values():
+        database["CONN_MAX_AGE"] = 0
