@@ -16,6 +16,7 @@ from rapidfuzz.distance import Levenshtein
 from memory.core.first_names import is_given_name
 from memory.core.merge_properties import (
     ROLE_KEYS,
+    role_said,
     roles_differ,
     said_elsewhere,
     said_same_affiliation,
@@ -613,15 +614,7 @@ def _picked_by_title(
     if not titled:
         # Whose stated role is the profession ("Professor Li": Li Wei, role professor, not
         # Li Na the classmate).
-        titled = [
-            i
-            for i in fitting
-            if any(
-                isinstance(value := by_id[i].properties.get(key), str)
-                and wanted in value.lower().split()
-                for key in ROLE_KEYS
-            )
-        ]
+        titled = [i for i in fitting if role_said(wanted, by_id[i].properties)]
     if not titled:
         # Known as the user's doctor (HAS_DOCTOR) — when no other candidate has a stated
         # occupation, which may be titled the same (a dentist is a Dr. too).

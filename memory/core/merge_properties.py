@@ -28,6 +28,7 @@ __all__ = [
     "distinguishing_label",
     "identified_by",
     "properties_differ",
+    "role_said",
     "roles_differ",
     "said_elsewhere",
     "said_same_affiliation",
@@ -249,17 +250,13 @@ def roles_differ(said: Mapping[str, object], stored: Mapping[str, object]) -> bo
 def affiliation_differs(said: Mapping[str, object], stored: Mapping[str, object]) -> bool:
     """Whether the company, school, course or team a person is said to belong to now and
     as stored differ (compared as places are: words, containment, acronyms)."""
-    return any(
-        k in said and k in stored and _values_differ("ORG", k, said[k], stored[k])
-        for k in _AFFILIATION_KEYS
-    )
+    return _stated_apart(_AFFILIATION_KEYS, said, stored)
 
 
 def said_same_affiliation(said: Mapping[str, object], stored: Mapping[str, object]) -> bool:
     """Whether a company, school, course or team is stated on both sides, and every one
     stated on both agrees ("Ravi" at Infosys, Ravi Menon of Infosys)."""
-    shared = [k for k in _AFFILIATION_KEYS if said.get(k) and stored.get(k)]
-    return bool(shared) and not affiliation_differs(said, stored)
+    return _stated_alike(_AFFILIATION_KEYS, said, stored)
 
 
 def types_differ(said: Mapping[str, object], stored: Mapping[str, object]) -> bool:
@@ -327,19 +324,41 @@ def species_class(word: str) -> str | None:
     return _SPECIES_CLASS.get(word.lower())
 
 
+def role_said(word: str, properties: Mapping[str, object]) -> bool:
+    """Whether a word is one of a person's stated role ("GP", "professor")."""
+    return any(
+        isinstance(properties.get(key), str) and word in properties[key].lower().split()
+        for key in ROLE_KEYS
+    )
+
+
 def said_elsewhere(said: Mapping[str, object], stored: Mapping[str, object]) -> bool:
     """Whether a person's place as said now and as stored differ ("Tomás" in Medellín, Tomás
     Herrera in Bogotá): people move, so not a contradiction — but a question."""
-    return any(
-        k in said and k in stored and _values_differ("ORG", k, said[k], stored[k])
-        for k in _LOCATION_KEYS
-    )
+    return _stated_apart(_LOCATION_KEYS, said, stored)
 
 
 def said_same_place(said: Mapping[str, object], stored: Mapping[str, object]) -> bool:
     """Whether a place is stated on both sides, and every one stated on both agrees."""
-    shared = [k for k in _LOCATION_KEYS if said.get(k) and stored.get(k)]
-    return bool(shared) and not said_elsewhere(said, stored)
+    return _stated_alike(_LOCATION_KEYS, said, stored)
+
+
+def _stated_apart(
+    keys: tuple[str, ...], said: Mapping[str, object], stored: Mapping[str, object]
+) -> bool:
+    """Whether one of ``keys`` is stated on both sides with values that differ (compared as
+    places and organisations are: words, containment, acronyms)."""
+    return any(
+        k in said and k in stored and _values_differ("ORG", k, said[k], stored[k]) for k in keys
+    )
+
+
+def _stated_alike(
+    keys: tuple[str, ...], said: Mapping[str, object], stored: Mapping[str, object]
+) -> bool:
+    """Whether one of ``keys`` is stated on both sides, and every one stated on both agrees."""
+    shared = [k for k in keys if said.get(k) and stored.get(k)]
+    return bool(shared) and not _stated_apart(keys, said, stored)
 
 
 def distinguishing_label(kind: str, properties: Mapping[str, object]) -> str:

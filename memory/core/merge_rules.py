@@ -40,6 +40,7 @@ from memory.core.merge_properties import (
     affiliation_differs,
     identified_by,
     properties_differ,
+    role_said,
     roles_differ,
     said_elsewhere,
     said_same_affiliation,
@@ -686,7 +687,7 @@ def _description_verdict(
         role = word if word in KINSHIP_WORDS else role_word(word)
         if role not in PEOPLE_ROLES:
             # "my GP": the one person whose stated role is the word.
-            fitting = [n.id for n in same_kind if not n.is_self and _role_said(word, n.properties)]
+            fitting = [n.id for n in same_kind if not n.is_self and role_said(word, n.properties)]
             return _one_or_several(fitting, DESCRIPTION) if fitting else None
         wanted = frozenset({role}) | mention.roles
         # The relation the user has to them, or the role said of them ("my therapist":
@@ -694,7 +695,7 @@ def _description_verdict(
         fitting = [
             n.id
             for n in same_kind
-            if not n.is_self and (shares_role(wanted, n.roles) or _role_said(word, n.properties))
+            if not n.is_self and (shares_role(wanted, n.roles) or role_said(word, n.properties))
         ]
     elif kind in DESCRIBED_KINDS:
         fits = [
@@ -718,13 +719,6 @@ def _transliterated(a: str, b: str) -> bool:
     if has_transliterable_letters(a) == has_transliterable_letters(b):
         return False
     return romanised_alike(a.split(), b.split())
-
-
-def _role_said(word: str, properties: Mapping[str, object]) -> bool:
-    return any(
-        isinstance(properties.get(key), str) and word in properties[key].lower().split()
-        for key in ROLE_KEYS
-    )
 
 
 def _elsewhere(new: str, node: StoredNode, mention: Mention) -> bool:
