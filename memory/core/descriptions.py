@@ -53,12 +53,13 @@ def _singular(word: str) -> str:
     return word
 
 
-def _words(text: str) -> list[str]:
-    return _WORD.findall(_POSSESSIVE.sub(" ", _CAMEL.sub(" ", fold_accents(text)).lower()))
-
-
-def _whole_words(text: str) -> list[str]:
-    return _WORD.findall(_POSSESSIVE.sub(" ", fold_accents(text).lower()))
+def _words(text: str, *, split_camel: bool = True) -> list[str]:
+    """Lower-case words, possessives off; "iPhone" is "i phone" unless ``split_camel`` is
+    off."""
+    folded = fold_accents(text)
+    if split_camel:
+        folded = _CAMEL.sub(" ", folded)
+    return _WORD.findall(_POSSESSIVE.sub(" ", folded.lower()))
 
 
 def description_words(norm: str) -> tuple[str, ...]:
@@ -96,7 +97,9 @@ def said_without_determiner(name: str, kind: str, *, tied: bool) -> tuple[str, .
 def _node_words(forms: Iterable[str], properties: Mapping[str, object]) -> set[str]:
     # A compound name counts split (PureGym: pure, gym) and whole (iPhone: iphone, as the
     # description, lower-cased, says it).
-    words = {_singular(w) for form in forms for w in (*_words(form), *_whole_words(form))}
+    words = {
+        _singular(w) for form in forms for w in (*_words(form), *_words(form, split_camel=False))
+    }
     for value in properties.values():
         if isinstance(value, str | int):
             words |= {_singular(w) for w in _words(str(value))}

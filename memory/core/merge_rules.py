@@ -9,7 +9,8 @@ stored node qualifies; anything ambiguous or merely similar is held for review
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 
 from rapidfuzz.distance import Levenshtein
 
@@ -293,7 +294,7 @@ def decide_merge(
     are left out of every rule, as kept-apart ones are; if one had the entity's name, the
     verdict is new under "properties-differ" (the Write names it "Luna (dog)").
 
-    Rules, first that applies wins:
+    Rules, first that applies wins (each a function of ``_RULES``, in this order):
       0. a self placeholder ("me", "the user", …) merges into the self node
          regardless of kind (rule "self"); with no self node yet: new, rule "self";
       1. the same normalised name → merge ("exact"); several → hold. A PERSON whose
@@ -378,7 +379,6 @@ def decide_merge(
     respelling) and the best edit similarity over the node's name and aliases otherwise.
     """
     mention = mention or Mention()
-    new = normalise_name(name)
     if is_self_placeholder(name):
         selves = [n.id for n in stored if n.is_self]
         if not selves:
@@ -386,244 +386,362 @@ def decide_merge(
         return make_verdict(
             MERGE if len(selves) == 1 else HOLD, selves, "self", dict.fromkeys(selves, 1.0)
         )
-
+    new = normalise_name(name)
+    if not new:
+        return MergeVerdict(NEW, None, (), "none", {})
     kind = kind.strip().upper()
     # What was said of it may make a stored node another referent (Luna the cat, the
     # neighbour's dog Luna): such nodes are left out of every rule, like kept-apart ones.
     differ = [n for n in stored if properties_differ(kind, mention.properties, n.properties)]
     left_out = mention.apart | {n.id for n in differ}
     usable = [n for n in stored if n.id not in left_out]
-    same_kind = [n for n in usable if n.kind == kind]
-    if not new:
-        return MergeVerdict(NEW, None, (), "none", {})
+    said = _Said(
+        name=name,
+        new=new,
+        kind=kind,
+        mention=mention,
+        usable=usable,
+        same_kind=[n for n in usable if n.kind == kind],
+        hint=hint,
+        threshold=similarity_threshold,
+    )
+    for rule in _RULES:
+        verdict = rule(said)
+        if verdict is not None:
+            return verdict
+    namesake = any(n.kind == kind and new in node_forms(n) for n in differ)
+    return MergeVerdict(NEW, None, (), PROPERTIES_DIFFER if namesake else "none", {})
 
-    exact = [n.id for n in same_kind if normalise_name(n.name) == new]
-    if len(exact) == 1 and kind == "PERSON":
-        only = next(n for n in same_kind if n.id == exact[0])
-        moved = exact_moved_by_role(new, only, same_kind, mention)
+
+@dataclass(frozen=True)
+class _Said:
+    """One proposed entity as the rules see it: its name as cleaned (``name``) and
+    normalised (``new``), its kind, what the batch said of it, and the stored nodes the
+    rules may reach (``usable``: kept-apart and properties-differ ones left out;
+    ``same_kind``: those of its kind)."""
+
+    name: str
+    new: str
+    kind: str
+    mention: Mention
+    usable: Sequence[StoredNode]
+    same_kind: Sequence[StoredNode]
+    hint: str | None
+    threshold: float
+
+    def matching(self, test: Callable[[str], bool]) -> list[int]:
+        """Ids of same-kind nodes with a name or alias that passes ``test``."""
+        return [n.id for n in self.same_kind if any(test(f) for f in node_forms(n))]
+
+
+def _exact(s: _Said) -> MergeVerdict | None:
+    """Rule 1: the same normalised name."""
+    exact = [n.id for n in s.same_kind if normalise_name(n.name) == s.new]
+    if len(exact) == 1 and s.kind == "PERSON":
+        only = next(n for n in s.same_kind if n.id == exact[0])
+        moved = exact_moved_by_role(s.new, only, s.same_kind, s.mention)
         if moved is not None:
             return moved
-        said, known = family_roles(mention.roles), family_roles(only.roles)
+        said, known = family_roles(s.mention.roles), family_roles(only.roles)
         if said and known and not shares_role(said, known):
             # Marco Bianchi the user's son, named after Marco Bianchi the user's father: one
             # name, two people. The Write names the second "Marco Bianchi (2)" (SPEC §4).
             return MergeVerdict(NEW, None, (), FAMILY_DIFFERS, {})
-        if public_and_personal(mention.roles, only.roles):
+        if public_and_personal(s.mention.roles, only.roles):
             # Michael Jordan the athlete the user likes, Michael Jordan the college roommate:
             # one name, two people ("Michael Jordan (2)").
             return MergeVerdict(NEW, None, (), PUBLIC_DIFFERS, {})
-        if _namesake(mention, only):
+        if _namesake(s.mention, only):
             # Maria Santos the friend in Manila, Maria Santos the cardiologist in Lisbon.
             return make_verdict(HOLD, exact, f"exact-{ROLE_DIFFERS}", {only.id: 1.0})
-        if len(parse_person(new).words) == 1:
-            verdict = _exact_part_name(new, only, same_kind, mention)
+        if len(parse_person(s.new).words) == 1:
+            verdict = _exact_part_name(s.new, only, s.same_kind, s.mention)
             if verdict is not None:
                 return verdict
-    if len(exact) == 1 and kind != "PERSON":
-        only = next(n for n in same_kind if n.id == exact[0])
-        if types_differ(mention.properties, only.properties):
+    if len(exact) == 1 and s.kind != "PERSON":
+        only = next(n for n in s.same_kind if n.id == exact[0])
+        if types_differ(s.mention.properties, only.properties):
             # Phoenix the internal billing project, Phoenix the web framework.
             return make_verdict(HOLD, exact, EXACT_TYPE_DIFFERS, {only.id: 1.0})
     if exact:
         action = MERGE if len(exact) == 1 else HOLD
         rule = "exact" if len(exact) == 1 else "exact-ambiguous"
         return make_verdict(action, exact, rule, dict.fromkeys(exact, 1.0))
+    return None
 
-    alias = [n.id for n in same_kind if new in node_forms(n)[1:]]
+
+def _alias(s: _Said) -> MergeVerdict | None:
+    """Rule 2: an alias, a name a property states (a code, a handle), a title's part."""
+    alias = [n.id for n in s.same_kind if s.new in node_forms(n)[1:]]
     if alias:
         return _one_or_several(alias, "alias")
     known_as = [
         n.id
-        for n in same_kind
-        if not n.is_self and identified_by(new, mention.properties, node_forms(n), n.properties)
+        for n in s.same_kind
+        if not n.is_self and identified_by(s.new, s.mention.properties, node_forms(n), n.properties)
     ]
     if known_as:
         return _one_or_several(known_as, IDENTIFIER)
-    if kind != "PERSON":
+    if s.kind != "PERSON":
         # A title and its subtitle, each said alone ("Breath of the Wild", Zelda: Breath of
         # the Wild; "CS50", CS50: Introduction to Computer Science).
-        parted = [n.id for n in same_kind if any(_title_part(new, f) for f in node_forms(n))]
+        parted = s.matching(lambda f: _title_part(s.new, f))
         if parted:
             return _one_or_several(parted, TITLE_PART)
+    return None
 
-    keys = spelling_keys(new)
-    spelled = [
+
+def _spelling(s: _Said) -> MergeVerdict | None:
+    """Rule 2b: the same spelling, accents, digraphs and punctuation aside."""
+    keys = spelling_keys(s.new)
+    spelled = s.matching(
+        lambda f: bool(keys & spelling_keys(f)) or (s.kind != "PERSON" and same_letters(s.new, f))
+    )
+    return _one_or_several(spelled, SPELLING) if spelled else None
+
+
+def _number(s: _Said) -> MergeVerdict | None:
+    """One concept said in the singular and in the plural ("challenge" / "challenges",
+    "camping trips"): on real conversations nearly every question the rules asked. Not a
+    proper name against a common noun: Python the language, pythons the snakes."""
+    if not (s.kind in CONCEPT_KINDS or _common_other(s.kind, s.name, s.mention)):
+        return None
+    counted = [
         n.id
-        for n in same_kind
-        if any(
-            keys & spelling_keys(f) or (kind != "PERSON" and same_letters(new, f))
-            for f in node_forms(n)
-        )
+        for n in s.same_kind
+        if s.name[:1].isupper() == n.name[:1].isupper()
+        and not (s.kind == "OTHER" and _animal(n))
+        and any(_another_number(s.new, f) for f in node_forms(n))
     ]
-    if spelled:
-        return _one_or_several(spelled, SPELLING)
-    if kind in CONCEPT_KINDS or _common_other(kind, name, mention):
-        # One concept said in the singular and in the plural ("challenge" / "challenges",
-        # "camping trips"): on real conversations nearly every question the rules asked.
-        # Not a proper name against a common noun: Python the language, pythons the snakes.
-        counted = [
-            n.id
-            for n in same_kind
-            if name[:1].isupper() == n.name[:1].isupper()
-            and not (kind == "OTHER" and _animal(n))
-            and any(_another_number(new, f) for f in node_forms(n))
-        ]
-        if counted:
-            return _one_or_several(counted, NUMBER)
-    if kind not in ("PERSON", "PLACE"):
-        # A thing or an organisation named once in Cyrillic or Greek letters and once in
-        # Latin ones ("самовар" / samovar, "Газпром" / Gazprom). People have their own
-        # rule (full names only); cities theirs (city-name).
-        across = [n.id for n in same_kind if any(_transliterated(new, f) for f in node_forms(n))]
-        if across:
-            return _one_or_several(across, TRANSLITERATION)
+    return _one_or_several(counted, NUMBER) if counted else None
 
-    if kind == "ORG":
-        company = same_company(new, same_kind)
-        if company:
-            return _one_or_several(company, LEGAL_FORM)
-    if kind == "PLACE":
-        iso = country_iso(new, parts=False)
-        named = [
-            n.id
-            for n in same_kind
-            if iso and any(country_iso(f, parts=False) == iso for f in node_forms(n))
-        ]
-        if named:
-            return _one_or_several(named, COUNTRY_NAME)
-    named, sure = acronym_matches(name, kind, same_kind)
-    if named:
-        if sure or len(named) > 1:
-            return _one_or_several(named, ACRONYM)
-        return make_verdict(HOLD, named, ACRONYM, dict.fromkeys(named, 1.0))
 
-    if kind == "PLACE" and same_kind:
-        named = [n for n in same_kind if any(same_city(new, f) for f in node_forms(n))]
-        if named:
-            ids = [n.id for n in named]
-            if len(named) > 1 or _elsewhere(new, named[0], mention):
-                return make_verdict(HOLD, ids, CITY_NAME, dict.fromkeys(ids, 1.0))
-            return make_verdict(MERGE, ids, CITY_NAME, dict.fromkeys(ids, 1.0))
+def _transliteration(s: _Said) -> MergeVerdict | None:
+    """A thing or an organisation named once in Cyrillic or Greek letters and once in Latin
+    ones ("самовар" / samovar, "Газпром" / Gazprom). People have their own rule (full names
+    only); cities theirs (city-name)."""
+    if s.kind in ("PERSON", "PLACE"):
+        return None
+    across = s.matching(lambda f: _transliterated(s.new, f))
+    return _one_or_several(across, TRANSLITERATION) if across else None
 
-    if kind in CLIPPED_KINDS:
-        cut = [n.id for n in same_kind if any(clipped(new, f) for f in node_forms(n))]
-        if cut:
-            return _one_or_several(cut, CLIPPED)
-    if kind in KIND_WORDS:
-        headed = [
-            n.id for n in same_kind if any(with_kind_word(new, f, kind) for f in node_forms(n))
-        ]
-        if headed:
-            # "Corporate Finance" (an EVENT) with both the course (a THING of that name) and
-            # the "Corporate Finance exam" stored: which one is a question.
-            namesakes = [
-                n.id
-                for n in usable
-                if n.kind != kind and n.kind in CONCEPT_KINDS and new in node_forms(n)
-            ]
-            if namesakes:
-                ids = [*headed, *namesakes]
-                return make_verdict(HOLD, ids, f"{KIND_WORD}-ambiguous", dict.fromkeys(ids, 1.0))
-            return _one_or_several(headed, KIND_WORD)
-    if kind == "EVENT":
-        ordered = [n.id for n in same_kind if any(in_another_order(new, f) for f in node_forms(n))]
-        if ordered:
-            return _one_or_several(ordered, WORD_ORDER)
-        # "Sarah's wedding" for Sarah and Ben's wedding, "Grandpa's funeral" for Grandpa Joe's.
-        owned = [n.id for n in same_kind if any(one_occasion(new, f) for f in node_forms(n))]
-        if owned:
-            return _one_or_several(owned, POSSESSOR)
 
-    described = description_words(new)
-    # Without a determiner, only what the user has the tie said to ("Dublin", moved to, is
-    # not the Dublin office the graph holds).
+def _legal_form(s: _Said) -> MergeVerdict | None:
+    """Rule 2c: an ORG's core name with its legal form written another way or left out."""
+    company = same_company(s.new, s.same_kind) if s.kind == "ORG" else []
+    return _one_or_several(company, LEGAL_FORM) if company else None
+
+
+def _country_name(s: _Said) -> MergeVerdict | None:
+    """Rule 2c': another name of the same country."""
+    iso = country_iso(s.new, parts=False) if s.kind == "PLACE" else None
+    named = s.matching(lambda f: country_iso(f, parts=False) == iso) if iso else []
+    return _one_or_several(named, COUNTRY_NAME) if named else None
+
+
+def _acronym(s: _Said) -> MergeVerdict | None:
+    """Rule 2d: an acronym of the other name's words, either way."""
+    named, sure = acronym_matches(s.name, s.kind, s.same_kind)
+    if not named:
+        return None
+    if sure or len(named) > 1:
+        return _one_or_several(named, ACRONYM)
+    return make_verdict(HOLD, named, ACRONYM, dict.fromkeys(named, 1.0))
+
+
+def _city_name(s: _Said) -> MergeVerdict | None:
+    """Rule 2e: another name of the same city; a location said on either side asks."""
+    if s.kind != "PLACE":
+        return None
+    named = [n for n in s.same_kind if any(same_city(s.new, f) for f in node_forms(n))]
+    if not named:
+        return None
+    ids = [n.id for n in named]
+    if len(named) > 1 or _elsewhere(s.new, named[0], s.mention):
+        return make_verdict(HOLD, ids, CITY_NAME, dict.fromkeys(ids, 1.0))
+    return make_verdict(MERGE, ids, CITY_NAME, dict.fromkeys(ids, 1.0))
+
+
+def _clipped(s: _Said) -> MergeVerdict | None:
+    """Rule 2f: the name with its words cut short ("Mass General", "Glasto")."""
+    cut = s.matching(lambda f: clipped(s.new, f)) if s.kind in CLIPPED_KINDS else []
+    return _one_or_several(cut, CLIPPED) if cut else None
+
+
+def _kind_word(s: _Said) -> MergeVerdict | None:
+    """The name with or without the word for its kind ("Corporate Finance exam")."""
+    if s.kind not in KIND_WORDS:
+        return None
+    headed = s.matching(lambda f: with_kind_word(s.new, f, s.kind))
+    if not headed:
+        return None
+    # "Corporate Finance" (an EVENT) with both the course (a THING of that name) and the
+    # "Corporate Finance exam" stored: which one is a question.
+    namesakes = [
+        n.id
+        for n in s.usable
+        if n.kind != s.kind and n.kind in CONCEPT_KINDS and s.new in node_forms(n)
+    ]
+    if namesakes:
+        ids = [*headed, *namesakes]
+        return make_verdict(HOLD, ids, f"{KIND_WORD}-ambiguous", dict.fromkeys(ids, 1.0))
+    return _one_or_several(headed, KIND_WORD)
+
+
+def _occasion(s: _Said) -> MergeVerdict | None:
+    """An EVENT's words in another order; one occasion named by fewer or more of the people
+    it is for ("Sarah's wedding" for Sarah and Ben's wedding)."""
+    if s.kind != "EVENT":
+        return None
+    ordered = s.matching(lambda f: in_another_order(s.new, f))
+    if ordered:
+        return _one_or_several(ordered, WORD_ORDER)
+    owned = s.matching(lambda f: one_occasion(s.new, f))
+    return _one_or_several(owned, POSSESSOR) if owned else None
+
+
+def _described(s: _Said) -> tuple[list[str], bool]:
+    """What a description says the entity is, and whether it was said with a determiner
+    or possessive ("my sister"); without one, only what the user has the tie said to
+    ("Dublin", moved to, is not the Dublin office the graph holds)."""
+    described = description_words(s.new)
     tied = not described
     described = described or said_without_determiner(
-        name, kind, tied=bool(mention.roles & TIE_ROLES)
+        s.name, s.kind, tied=bool(s.mention.roles & TIE_ROLES)
     )
-    if described:
-        verdict = _description_verdict(new, described, kind, same_kind, mention, tied=tied)
-        if verdict is not None:
-            return verdict
+    return described, tied
 
-    # Nicknames, titles and first names are facts about people; applied to an ORG or a
-    # PLACE ("Will Street") they would only manufacture wrong merges.
-    if kind == "PERSON":
-        # "my dad" is Dad: a one-word description of a person is the word.
-        said = described[0] if len(described) == 1 else new
-        verdict = people_verdict(said, same_kind, mention)
-        if verdict is not None:
-            return _unless_roles_differ(said, verdict, same_kind, mention)
-    # A pet is named as people are (Reggie for Sir Reginald Fluffington): the person rules
-    # reach the user's pets (HAS_PET) of a catch-all kind, and nothing else of that kind.
-    pets = [n for n in same_kind if PET in n.roles] if kind in CATCH_ALL_KINDS else []
-    verdict = person_verdict(new, pets, mention) if pets else None
-    if verdict is not None and verdict.action != NEW:
-        return verdict
 
-    # What the user said may settle it: the friend Luna is not the cat Luna (HAS_PET).
+def _description(s: _Said) -> MergeVerdict | None:
+    """Rule 2g: a description fitting exactly one stored node."""
+    described, tied = _described(s)
+    if not described:
+        return None
+    return _description_verdict(s.new, described, s.kind, s.same_kind, s.mention, tied=tied)
+
+
+def _person(s: _Said) -> MergeVerdict | None:
+    """Rule 3: kinship words and the person rules. Nicknames, titles and first names are
+    facts about people; applied to an ORG or a PLACE ("Will Street") they would only
+    manufacture wrong merges."""
+    if s.kind != "PERSON":
+        return None
+    described, _ = _described(s)
+    # "my dad" is Dad: a one-word description of a person is the word.
+    said = described[0] if len(described) == 1 else s.new
+    verdict = people_verdict(said, s.same_kind, s.mention)
+    if verdict is None:
+        return None
+    return _unless_roles_differ(said, verdict, s.same_kind, s.mention)
+
+
+def _pet(s: _Said) -> MergeVerdict | None:
+    """A pet is named as people are (Reggie for Sir Reginald Fluffington): the person rules
+    reach the user's pets (HAS_PET) of a catch-all kind, and nothing else of that kind."""
+    pets = [n for n in s.same_kind if PET in n.roles] if s.kind in CATCH_ALL_KINDS else []
+    verdict = person_verdict(s.new, pets, s.mention) if pets else None
+    return verdict if verdict is not None and verdict.action != NEW else None
+
+
+def _other_kind(s: _Said) -> MergeVerdict | None:
+    """Rule 4: the same name on a node of another kind, when either kind is a catch-all.
+    What the user said may settle it: the friend Luna is not the cat Luna (HAS_PET)."""
     others = [
         n
-        for n in usable
-        if n.kind != kind
+        for n in s.usable
+        if n.kind != s.kind
         and not n.provisional
         and not n.is_self
         and (
-            kind in CATCH_ALL_KINDS
+            s.kind in CATCH_ALL_KINDS
             or n.kind in CATCH_ALL_KINDS
             # Pottery as a TOPIC and as a PREFERENCE: a common noun, typed two ways.
-            or ({kind, n.kind} <= CONCEPT_KINDS and name[:1].islower())
+            or ({s.kind, n.kind} <= CONCEPT_KINDS and s.name[:1].islower())
         )
-        and new in node_forms(n)
-        and not contradicts(mention.roles, n.roles, mention.gender, node_gender(n))
-        and not _told_apart(kind, mention, n)
+        and s.new in node_forms(n)
+        and not contradicts(s.mention.roles, n.roles, s.mention.gender, node_gender(n))
+        and not _told_apart(s.kind, s.mention, n)
     ]
-    if others:
-        # "aerial yoga" the user likes (PREFERENCE) and the aerial yoga they took up (THING);
-        # a camping trip as an EVENT and as a THING: the extractor typed one concept two
-        # ways. People, pets, organisations and places are named things and stay a question.
-        # Therapy as an OTHER and as a TOPIC: a catch-all kind said of a common noun that is
-        # no animal counts as a concept.
-        only = others[0]
-        concepts = CONCEPT_KINDS | ({"OTHER"} if _common_other("OTHER", name, mention) else set())
-        if len(others) == 1 and {kind, only.kind} <= concepts and not _animal(only):
-            return make_verdict(MERGE, [only.id], CONCEPT_KIND, {only.id: 1.0})
-        ids = [n.id for n in others]
-        return make_verdict(HOLD, ids, "other-kind", dict.fromkeys(ids, 1.0))
+    if not others:
+        return None
+    # "aerial yoga" the user likes (PREFERENCE) and the aerial yoga they took up (THING); a
+    # camping trip as an EVENT and as a THING: the extractor typed one concept two ways.
+    # People, pets, organisations and places are named things and stay a question. Therapy
+    # as an OTHER and as a TOPIC: a catch-all kind said of a common noun that is no animal
+    # counts as a concept.
+    only = others[0]
+    concepts = CONCEPT_KINDS | ({"OTHER"} if _common_other("OTHER", s.name, s.mention) else set())
+    if len(others) == 1 and {s.kind, only.kind} <= concepts and not _animal(only):
+        return make_verdict(MERGE, [only.id], CONCEPT_KIND, {only.id: 1.0})
+    ids = [n.id for n in others]
+    return make_verdict(HOLD, ids, "other-kind", dict.fromkeys(ids, 1.0))
 
-    if kind == "THING" and mention.roles & TIE_ROLES:
-        # The user's own thing by its first words ("Kindle", the Kindle Paperwhite the user
-        # owns): a concept's narrower name otherwise (below), but one the user owns is theirs.
-        own = own_place(new, kind, same_kind, mention)
-        if own is not None:
-            return make_verdict(MERGE, [own.id], OWN_PLACE, {own.id: best_similarity(new, own)})
 
-    inc = parse_person(new) if kind == "PERSON" else None
+def _own_thing(s: _Said) -> MergeVerdict | None:
+    """The user's own thing by its first words ("Kindle", the Kindle Paperwhite the user
+    owns): a concept's narrower name otherwise, but one the user owns is theirs."""
+    if s.kind != "THING" or not s.mention.roles & TIE_ROLES:
+        return None
+    own = own_place(s.new, s.kind, s.same_kind, s.mention)
+    if own is None:
+        return None
+    return make_verdict(MERGE, [own.id], OWN_PLACE, {own.id: best_similarity(s.new, own)})
+
+
+def _similar_names(s: _Said) -> MergeVerdict | None:
+    """Rule 5: similar names are candidates for review; among an ORG's or a PLACE's, the
+    user's own employer, school or home named by its first words merges."""
+    inc = parse_person(s.new) if s.kind == "PERSON" else None
     similar = [
         n
-        for n in same_kind
+        for n in s.same_kind
         if any(
-            _similar(new, f, similarity_threshold, kind=kind)
-            and not (inc and different_people(inc, parse_person(f), similarity_threshold))
+            _similar(s.new, f, s.threshold, kind=s.kind)
+            and not (inc and different_people(inc, parse_person(f), s.threshold))
             for f in node_forms(n)
         )
     ]
-    own = own_place(new, kind, similar, mention) if kind in NAMED_PLACE_KINDS else None
+    own = own_place(s.new, s.kind, similar, s.mention) if s.kind in NAMED_PLACE_KINDS else None
     if own is not None:
-        return make_verdict(MERGE, [own.id], OWN_PLACE, {own.id: best_similarity(new, own)})
-    if similar:
-        scores = {n.id: best_similarity(new, n) for n in similar}
-        return make_verdict(HOLD, [n.id for n in similar], "similar", scores)
+        return make_verdict(MERGE, [own.id], OWN_PLACE, {own.id: best_similarity(s.new, own)})
+    if not similar:
+        return None
+    scores = {n.id: best_similarity(s.new, n) for n in similar}
+    return make_verdict(HOLD, [n.id for n in similar], "similar", scores)
 
-    if hint:
-        wanted = normalise_name(hint)
-        hinted = [n for n in same_kind if wanted and wanted in node_forms(n)]
-        if hinted:
-            scores = {n.id: best_similarity(new, n) for n in hinted}
-            return make_verdict(HOLD, [n.id for n in hinted], "hint", scores)
 
-    namesake = any(n.kind == kind and new in node_forms(n) for n in differ)
-    return MergeVerdict(NEW, None, (), PROPERTIES_DIFFER if namesake else "none", {})
+def _hinted(s: _Said) -> MergeVerdict | None:
+    """Rule 6: a hint naming a same-kind node's name or alias exactly is held."""
+    wanted = normalise_name(s.hint) if s.hint else ""
+    hinted = [n for n in s.same_kind if wanted and wanted in node_forms(n)]
+    if not hinted:
+        return None
+    scores = {n.id: best_similarity(s.new, n) for n in hinted}
+    return make_verdict(HOLD, [n.id for n in hinted], "hint", scores)
+
+
+# decide_merge's rules in order; the first verdict wins, none → new (rule 7).
+_RULES: tuple[Callable[[_Said], MergeVerdict | None], ...] = (
+    _exact,
+    _alias,
+    _spelling,
+    _number,
+    _transliteration,
+    _legal_form,
+    _country_name,
+    _acronym,
+    _city_name,
+    _clipped,
+    _kind_word,
+    _occasion,
+    _description,
+    _person,
+    _pet,
+    _other_kind,
+    _own_thing,
+    _similar_names,
+    _hinted,
+)
 
 
 def _title_part(a: str, b: str) -> bool:
