@@ -28,6 +28,8 @@ from memory.services.write import commit_batch
 FORMAT = "pegasus-merge-cases/1"
 T0 = datetime(2026, 1, 1, 12, 0, tzinfo=UTC)
 T1 = datetime(2026, 1, 2, 12, 0, tzinfo=UTC)
+# Outcomes (``Resolution.outcome``) that leave the entity in a node that was there before.
+MERGED = frozenset({"self", "matched", "merged", "flagged", "upgraded"})
 
 
 class CaseError(ValueError):
@@ -54,6 +56,12 @@ def load_cases(data) -> list[dict]:
                 raise CaseError(f"{where}: '{key}' must be a list of entities with a name")
         if not case["incoming"]:
             raise CaseError(f"{where}: 'incoming' is empty")
+        said = [(e.get("kind", "PERSON"), normalise_name(e["name"])) for e in case["incoming"]]
+        if len(set(said)) < len(said):
+            raise CaseError(
+                f"{where}: two incoming entities of one kind and name (one batch folds "
+                "them into one entity; write them as two cases)"
+            )
         names = {normalise_name(e["name"]) for e in case["graph"]}
         for e in case["incoming"]:
             expect = e.get("expect")
@@ -117,34 +125,16 @@ def run_case(case: dict, username: str) -> list[dict]:
                     f"{len(case['graph'])} separate nodes"
                 )
             summary = commit_batch(user=user, batch=_batch(case["incoming"], "i"), now=T1)
-            held = {normalise_name(h["name"]) for h in summary.held}
-            merged = {normalise_name(m["name"]): m["into"] for m in summary.merged}
-            created = [
-                (n.kind, {normalise_name(f) for f in [n.name, *n.aliases]})
-                for n in Node.objects.for_user(user).filter(is_self=False)
-                if n.pk not in seeded
-            ]
-            for e in case["incoming"]:
-                norm = normalise_name(e["name"])
-                kind = e.get("kind", "PERSON")
-                if norm in held:
+            for i, e in enumerate(case["incoming"]):
+                # Per ref, not per name: two entities of one name are two mentions.
+                # An entity the cleaning dropped merged into nothing: "new".
+                became = summary.entities.get(f"i{i}", {"outcome": "dropped"})
+                if became["outcome"] == "held":
                     got = "held"
-                elif norm in merged:
-                    got = f"merge:{merged[norm]}"
-                elif any(k == kind and norm in forms for k, forms in created):
-                    # A new node, perhaps renamed beside a namesake ("Luna (dog)").
+                elif became["outcome"] in MERGED:
+                    got = f"merge:{became['node']}"
+                else:
                     got = "new"
-                else:  # an exact or known-alias match records nothing: find the node
-                    into = next(
-                        (
-                            n
-                            for n in seeded.values()
-                            if n.kind == kind
-                            and norm in {normalise_name(f) for f in [n.name, *n.aliases]}
-                        ),
-                        None,
-                    )
-                    got = f"merge:{into.name}" if into is not None else "new"
                 results.append(
                     {"case": case["id"], "name": e["name"], "expect": e["expect"], "got": got}
                 )

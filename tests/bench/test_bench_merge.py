@@ -115,6 +115,22 @@ def test_text_report_lists_every_wrong_merge_and_miss(tmp_path):
             },
             "needs expect",
         ),
+        (
+            {
+                "format": "pegasus-merge-cases/1",
+                "cases": [
+                    {
+                        "id": "x",
+                        "graph": [{"name": "Maria Rossi"}],
+                        "incoming": [
+                            {"name": "Maria", "expect": "merge:Maria Rossi"},
+                            {"name": "maria", "expect": "held"},
+                        ],
+                    }
+                ],
+            },
+            "two incoming entities of one kind and name",
+        ),
     ],
 )
 def test_malformed_files_are_refused_with_the_reason(tmp_path, data, message):

@@ -211,6 +211,7 @@ def _commit(
 def _summarise_resolutions(summary: WriteSummary, resolutions) -> None:
     for r in resolutions:
         summary.outcomes[r.outcome] = summary.outcomes.get(r.outcome, 0) + 1
+        summary.entities[r.ref] = {"outcome": r.outcome, "node": r.node.name, "rule": r.rule}
         name = r.entity["name"]
         if r.created:
             summary.added_nodes.append(r.node.name)

@@ -17,7 +17,9 @@ class WriteSummary:
     by the batch, ``crossed`` edges reinforced because a Read of the conversation crossed
     them; ``usage`` counts the tokens of LLM merge judgements; ``outcomes`` counts what became
     of the batch's entities (``memory.services.merge.resolve.Resolution.outcome``: "matched",
-    "merged", "held", "new", …).
+    "merged", "held", "new", …); ``entities`` tells, per ref of the batch, what became of
+    that entity (``{"outcome", "node", "rule"}``), so two entities of one name can be told
+    apart.
     """
 
     episode: int | None = None
@@ -33,6 +35,7 @@ class WriteSummary:
     dropped: list[dict] = field(default_factory=list)
     fixes: list[str] = field(default_factory=list)
     outcomes: dict[str, int] = field(default_factory=dict)
+    entities: dict[str, dict] = field(default_factory=dict)
     input_tokens: int = 0
     output_tokens: int = 0
 
@@ -49,6 +52,7 @@ class WriteSummary:
             "dropped": [dict(d) for d in self.dropped],
             "fixes": list(self.fixes),
             "outcomes": dict(self.outcomes),
+            "entities": {ref: dict(e) for ref, e in self.entities.items()},
             "episode": self.episode,
             "usage": {"input_tokens": self.input_tokens, "output_tokens": self.output_tokens},
         }

@@ -543,6 +543,10 @@ def test_summary_counts_what_became_of_each_entity(alice):
     assert first.outcomes.get("new") == 3 and "matched" not in first.outcomes
     assert again.outcomes.get("matched") == 3 and "new" not in again.outcomes
     assert again.to_dict()["outcomes"] == again.outcomes
+    # Per ref of the batch: which node each entity became or was found in, and by what rule.
+    assert {ref: e["outcome"] for ref, e in first.entities.items()} == dict.fromkeys("abc", "new")
+    assert again.entities["a"] == {"outcome": "matched", "node": "Joshua", "rule": "exact"}
+    assert again.to_dict()["entities"] == again.entities
 
 
 # --- ownership -----------------------------------------------------------------------------------
