@@ -15,7 +15,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
 from memory.core.first_names import is_given_name, is_world_name, name_gender
-from memory.core.merge_people import person_verdict
+from memory.core.merge_people import (
+    BY_AGE,
+    BY_PLACE,
+    person_verdict,
+    picked_by_age,
+    picked_by_place,
+)
 from memory.core.merge_types import (
     HOLD,
     MERGE,
@@ -125,17 +131,23 @@ KIN_TITLES: Mapping[str, str] = {
     **dict.fromkeys(
         (
             *("grandma", "granny", "gran", "nana", "oma", "abuela", "abuelita", "nonna"),
-            *("lola", "babcia", "savta"),
+            *("lola", "babcia", "savta", "mamie", "meme", "bubbe", "bubbie", "yiayia"),
         ),
         "grandmother",
     ),
     **dict.fromkeys(
         (
             *("grandpa", "grandad", "granddad", "opa", "abuelo", "abuelito", "nonno"),
-            *("lolo", "dziadek", "saba"),
+            *("lolo", "dziadek", "saba", "papy", "pepe", "zayde", "papou"),
         ),
         "grandfather",
     ),
+}
+# A grandparent's title is as often the children's name for the user's own parent or
+# parent-in-law ("Abuela Rosa", the user's mother; "Mamie Brigitte", the ex's mother).
+_CHILDRENS_VIEW: Mapping[str, frozenset[str]] = {
+    "grandmother": frozenset({"grandmother", "mother", "stepmother", "mother_in_law"}),
+    "grandfather": frozenset({"grandfather", "father", "stepfather", "father_in_law"}),
 }
 # Kinship titles said after the name, as in South Asian usage ("Lakshmi Aunty", "Subbu
 # Mama": mama is a maternal uncle in Tamil, Telugu and Hindi, mami his wife).
@@ -237,6 +249,14 @@ def _word_verdict(
     scores = dict.fromkeys(found, 1.0)
     if len(exact) == 1 and not loose and not namesakes:
         return make_verdict(MERGE, exact, KINSHIP, scores)
+    if len(exact) > 1 and not loose and not namesakes:
+        # Two grandmothers: the one where the user places her ("Bubbe", in Toronto), or of
+        # the age said, when the other is known to be elsewhere or of another age.
+        by_id = {n.id: n for n in same_kind}
+        for pick, how in ((picked_by_place, BY_PLACE), (picked_by_age, BY_AGE)):
+            picked = pick(exact, by_id, mention)
+            if picked is not None:
+                return make_verdict(MERGE, [picked], KINSHIP + how, {picked: 1.0})
     if found:
         return make_verdict(HOLD, found, f"{KINSHIP}-ambiguous", scores)
     return None
@@ -313,12 +333,15 @@ def people_verdict(
         gender = mention.gender or gender_of([role])
         stored = _without_kin_titles(same_kind)
         courtesy = bool(COURTESY_TITLES & set(name_words(new)))
-        if courtesy:
-            # A courtesy as often as a relation: only another family relation contradicts it.
+        elders = _CHILDRENS_VIEW.get(role) if not mention.roles else None
+        if courtesy or elders:
+            # A courtesy as often as a relation, a grandparent's title as often the children's
+            # name for a parent: only another family relation contradicts it.
+            fitting = elders or frozenset({role})
             stored = [
                 n
                 for n in stored
-                if not family_roles(n.roles) or shares_role({role}, family_roles(n.roles))
+                if not family_roles(n.roles) or shares_role(fitting, family_roles(n.roles))
             ]
             with_role = replace(mention, gender=gender)
         else:
@@ -327,7 +350,7 @@ def people_verdict(
         if verdict is None or verdict.action != MERGE:
             return verdict
         target = next(n for n in stored if n.id == verdict.target)
-        if courtesy and _courtesy_or_kin(target, mention):
+        if (courtesy or elders) and _courtesy_or_kin(target, mention):
             # "Auntie Mae" and Mae the neighbour: the courtesy for her, or an aunt of the same
             # name not known yet — unless the user says she is the neighbour.
             return make_verdict(HOLD, [target.id], f"{KIN_TITLE}-courtesy", dict(verdict.scores))

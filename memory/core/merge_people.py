@@ -75,6 +75,7 @@ from memory.core.person_roles import (
     same_close_family,
     shares_role,
     specific_roles,
+    stated_age,
 )
 
 __all__ = [
@@ -83,6 +84,8 @@ __all__ = [
     "gender_of_titles",
     "node_gender",
     "person_verdict",
+    "picked_by_age",
+    "picked_by_place",
 ]
 
 # Person rules, strongest first: a merge or hold names the strongest rule that matched.
@@ -108,6 +111,9 @@ _SILENT = frozenset({"e", "h"})
 BY_ROLE = "-by-role"
 BY_PLACE = "-by-place"
 BY_AFFILIATION = "-by-affiliation"
+BY_AGE = "-by-age"
+# Ages further apart than this are not one person's as said at two times.
+_AGE_SLACK = 2
 _TITLE_WORDS = frozenset(TITLES)
 
 
@@ -432,13 +438,16 @@ def _pick_among(
     # Lars in Oslo): the relation and the city point two ways, asked.
     if picked is not None and not said_elsewhere(mention.properties, by_id[picked].properties):
         return make_verdict(MERGE, [picked], found[picked] + BY_ROLE, {picked: scores[picked]})
-    picked = _picked_by_place(fitting, by_id, mention)
+    picked = picked_by_place(fitting, by_id, mention)
     if picked is not None:
         return make_verdict(MERGE, [picked], found[picked] + BY_PLACE, {picked: scores[picked]})
     picked = _picked_by_affiliation(fitting, by_id, mention)
     if picked is not None:
         rule = found[picked] + BY_AFFILIATION
         return make_verdict(MERGE, [picked], rule, {picked: scores[picked]})
+    picked = picked_by_age(fitting, by_id, mention)
+    if picked is not None:
+        return make_verdict(MERGE, [picked], found[picked] + BY_AGE, {picked: scores[picked]})
     picked = _picked_by_title(inc, found, fitting, by_id) or _picked_by_gender(
         inc, inc_gender, found, fitting, by_id
     )
@@ -536,7 +545,7 @@ def _picked_by_role(
     return picked if same_name or by_title or stronger or said_role == [picked] else None
 
 
-def _picked_by_place(
+def picked_by_place(
     fitting: list[int], by_id: dict[int, StoredNode], mention: Mention
 ) -> int | None:
     """The one candidate where the user places the person, when every other one is known to
@@ -554,6 +563,21 @@ def _picked_by_place(
         if any(shares_role(roles, by_id[i].roles) for i in others):
             return None
     return same[0]
+
+
+def picked_by_age(ids: list[int], by_id: dict[int, StoredNode], mention: Mention) -> int | None:
+    """The one candidate of the age said (a year either way: a birthday passed), when every
+    other one is known to be of another age ("Em", 14: Emily the daughter, 14, not Emily the
+    stepdaughter, 9)."""
+    said = stated_age(mention.properties.get("age"))
+    if said is None:
+        return None
+    ages = {i: stated_age(by_id[i].properties.get("age")) for i in ids}
+    same = [i for i, age in ages.items() if age is not None and abs(age - said) <= 1]
+    others_apart = all(
+        age is not None and abs(age - said) > _AGE_SLACK for i, age in ages.items() if i not in same
+    )
+    return same[0] if len(same) == 1 and others_apart else None
 
 
 def _picked_by_affiliation(

@@ -27,6 +27,7 @@ __all__ = [
     "affiliation_differs",
     "distinguishing_label",
     "identified_by",
+    "occasions_differ",
     "properties_differ",
     "role_said",
     "roles_differ",
@@ -56,12 +57,27 @@ IDENTIFYING_KEYS: Mapping[str, tuple[str, ...]] = {
     "ORG": (*_LOCATION_KEYS, "type", *_COMPANY_KEYS),
     "OTHER": ("species", "type"),
     "THING": ("species", "type", "year"),
-    "EVENT": ("year", "date", *_LOCATION_KEYS, *_COMPANY_KEYS),
+    "EVENT": (*_LOCATION_KEYS, *_COMPANY_KEYS),
 }
-# Where a person works or studies, as the user says it: people change jobs, so not a
-# contradiction — but no ground to merge on part of a name (Ayşe the interviewer at Getir,
-# Ayşe Demir the interviewer at Trendyol; Prof. Smith of Statistics, of Econ 101).
-_AFFILIATION_KEYS = (*_COMPANY_KEYS, "school", "university", "college", "course", "team")
+# When an event happened or will (``_occasions_differ``): compared across keys.
+_TIME_KEYS = ("occurred", "date", "when", "year")
+# A time said ahead of the conversation ("next April", "in two weeks") or behind it.
+_AHEAD = re.compile(r"\b(?:next|upcoming|coming|in\s+\w+\s+(?:days?|weeks?|months?|years?))\b")
+_BEHIND = re.compile(r"\b(?:last|ago|previous)\b")
+# Where a person works or studies, or where the user met them, as the user says it: people
+# change jobs, so not a contradiction — but no ground to merge on part of a name (Ayşe the
+# interviewer at Getir, Ayşe Demir the interviewer at Trendyol; Prof. Smith of Statistics,
+# of Econ 101; Tom met at five-a-side, Tom Okafor met at the book club).
+_AFFILIATION_KEYS = (
+    *_COMPANY_KEYS,
+    "school",
+    "university",
+    "college",
+    "course",
+    "team",
+    "club",
+    "met_at",
+)
 _YEAR = re.compile(r"\b(?:1[89]|20)\d\d\b")
 # What a person does or is to someone, in the user's words.
 ROLE_KEYS = ("role", "occupation", "job")
@@ -184,12 +200,32 @@ def _values_differ(kind: str, key: str, a: object, b: object) -> bool:
     if key == "year":
         ya, yb = str(a).strip(), str(b).strip()
         return ya.isdigit() and yb.isdigit() and ya != yb
-    if key == "date":
-        # "July 2024" and "February 2025": a sitting of an exam, a party, a trip — another
-        # one. Only the years are compared (a date moved within a year is the same event).
-        ya, yb = set(_YEAR.findall(str(a))), set(_YEAR.findall(str(b)))
-        return bool(ya and yb and not ya & yb)
     return _locations_differ(str(a), str(b))
+
+
+def _time_said(properties: Mapping[str, object]) -> str | None:
+    value = next((properties[k] for k in _TIME_KEYS if properties.get(k)), None)
+    return str(value).lower() if isinstance(value, str | int) else None
+
+
+def occasions_differ(
+    said: Mapping[str, object], stored: Mapping[str, object], *, attended: bool = False
+) -> bool:
+    """Whether the times said of an event now and as stored make it another occasion: years
+    on both sides that share none ("July 2024" / "February 2025": another sitting of an
+    exam, another trip — a date moved within a year is the same event), or one said to be
+    ahead ("April next year", "next May") against one said to be behind ("last summer") or,
+    when the user ``attended`` the stored one, with a year ("May 2023"): a year alone may be
+    ahead too (the wedding in June 2027 is the one "next June")."""
+    a, b = _time_said(said), _time_said(stored)
+    if a is None or b is None:
+        return False
+    ya, yb = set(_YEAR.findall(a)), set(_YEAR.findall(b))
+    if ya and yb:
+        return not ya & yb
+    ahead_a, ahead_b = bool(_AHEAD.search(a)), bool(_AHEAD.search(b))
+    behind_a, behind_b = bool(_BEHIND.search(a)), bool(_BEHIND.search(b) or (attended and yb))
+    return (ahead_a and not ahead_b and behind_b) or (ahead_b and not ahead_a and behind_a)
 
 
 def properties_differ(kind: str, said: Mapping[str, object], stored: Mapping[str, object]) -> bool:
@@ -197,12 +233,16 @@ def properties_differ(kind: str, said: Mapping[str, object], stored: Mapping[str
     same name or kind (``stored``) make them two referents: an identifying property of the
     kind (``IDENTIFYING_KEYS``) stated on both sides with values that cannot be one thing —
     two species ("rabbit" / "dog"), two kinds of place ("US state" / "country"), two years,
-    two places ("London" / "Chicago", "UK" / "USA", "New Zealand" / "Ghana")."""
+    two places ("London" / "Chicago", "UK" / "USA", "New Zealand" / "Ghana"); for an event,
+    two times that are two occasions (``occasions_differ``: 2019 / 2025, "May 2023" /
+    "April next year")."""
     kind = kind.strip().upper()
     keys = IDENTIFYING_KEYS.get(kind, ())
     if kind == "PERSON" and _ages_apart(said.get("age"), stored.get("age")):
         return True
     if any(k in said and k in stored and _values_differ(kind, k, said[k], stored[k]) for k in keys):
+        return True
+    if kind == "EVENT" and occasions_differ(said, stored):
         return True
     if "country" not in keys:
         return False
@@ -237,13 +277,40 @@ def states_region(properties: Mapping[str, object]) -> bool:
 
 def roles_differ(said: Mapping[str, object], stored: Mapping[str, object]) -> bool:
     """Whether a person's role as said now and as stored share no word ("plumber who fixed
-    the boiler" / "software engineer", "Biscuit's vet" / "GP"): not a contradiction — people
+    the boiler" / "software engineer", "Biscuit's vet" / "GP") or name two kinds of one trade
+    ("occupational therapist" / "speech therapist"): not a contradiction — people
     are described many ways — but no ground to merge on part of a name either."""
     for key in ROLE_KEYS:
         if key in said and key in stored:
-            a, b = set(_words(said[key])), set(_words(stored[key]))
-            if a and b and not a & b:
+            a, b = _words(said[key]), _words(stored[key])
+            if a and b and (not set(a) & set(b) or _kinds_of_one_trade(a, b)):
                 return True
+    return False
+
+
+# Words before a trade that say where someone stands in it, not which trade it is.
+_RANKS = frozenset(
+    "senior junior head lead chief deputy assistant associate principal trainee student "
+    "new former old main usual regular private personal family".split()
+)
+
+
+def _kinds_of_one_trade(a: list[str], b: list[str]) -> bool:
+    """Whether two roles name one trade with two kinds of it ("occupational therapist" /
+    "speech therapist", "maths teacher" / "piano teacher"): the words before the shared one
+    differ, neither a rank ("senior", "head") nor said on the other side."""
+    for word in set(a) & set(b):
+        before_a = a[a.index(word) - 1] if a.index(word) else None
+        before_b = b[b.index(word) - 1] if b.index(word) else None
+        if (
+            before_a
+            and before_b
+            and before_a != before_b
+            and not {before_a, before_b} & _RANKS
+            and before_a not in b
+            and before_b not in a
+        ):
+            return True
     return False
 
 

@@ -40,6 +40,7 @@ from memory.core.merge_properties import (
     ROLE_KEYS,
     affiliation_differs,
     identified_by,
+    occasions_differ,
     properties_differ,
     role_said,
     roles_differ,
@@ -148,6 +149,11 @@ LLM_MERGE_ABOVE = 0.90
 LLM_FLAG_ABOVE = 0.70
 
 _WORD = re.compile(r"[^\W_]+")
+# What numbers an entry of a series after a title's colon ("Part Two", "Vol. 2", "Season 3").
+_SEQUEL = re.compile(
+    r"(?:(?:part|chapter|volume|vol\.?|book|season|series|episode|act)\s+)?"
+    r"(?:\d+|[ivx]+|one|two|three|four|five|six|seven|eight|nine|ten)"
+)
 
 
 def is_self_placeholder(name: str) -> bool:
@@ -392,7 +398,12 @@ def decide_merge(
     kind = kind.strip().upper()
     # What was said of it may make a stored node another referent (Luna the cat, the
     # neighbour's dog Luna): such nodes are left out of every rule, like kept-apart ones.
-    differ = [n for n in stored if properties_differ(kind, mention.properties, n.properties)]
+    differ = [
+        n
+        for n in stored
+        if properties_differ(kind, mention.properties, n.properties)
+        or (kind == n.kind == "EVENT" and _another_occasion(mention, n))
+    ]
     left_out = mention.apart | {n.id for n in differ}
     usable = [n for n in stored if n.id not in left_out]
     said = _Said(
@@ -435,8 +446,9 @@ class _Said:
 
 
 def _exact(s: _Said) -> MergeVerdict | None:
-    """Rule 1: the same normalised name."""
-    exact = [n.id for n in s.same_kind if normalise_name(n.name) == s.new]
+    """Rule 1: the same normalised name, its full stops aside ("Dr Kapoor" / "Dr. Kapoor")."""
+    said = _stopless(s.new)
+    exact = [n.id for n in s.same_kind if _stopless(normalise_name(n.name)) == said]
     if len(exact) == 1 and s.kind == "PERSON":
         only = next(n for n in s.same_kind if n.id == exact[0])
         moved = exact_moved_by_role(s.new, only, s.same_kind, s.mention)
@@ -468,6 +480,10 @@ def _exact(s: _Said) -> MergeVerdict | None:
         rule = "exact" if len(exact) == 1 else "exact-ambiguous"
         return make_verdict(action, exact, rule, dict.fromkeys(exact, 1.0))
     return None
+
+
+def _stopless(norm: str) -> str:
+    return " ".join(norm.replace(".", " ").split())
 
 
 def _alias(s: _Said) -> MergeVerdict | None:
@@ -744,13 +760,21 @@ _RULES: tuple[Callable[[_Said], MergeVerdict | None], ...] = (
 )
 
 
+def _another_occasion(mention: Mention, node: StoredNode) -> bool:
+    """The Lisbon trip planned for next April is not the one the user took in May 2023
+    (ATTENDED makes the stored one past: ``person_roles`` names that tie "school")."""
+    attended = "school" in node.roles
+    return occasions_differ(mention.properties, node.properties, attended=attended)
+
+
 def _title_part(a: str, b: str) -> bool:
     """Whether one name is the part before or after the colon of the other ("zelda: breath
-    of the wild" / "breath of the wild"), a part of two letters or more."""
+    of the wild" / "breath of the wild"), a part of two letters or more — not when the part
+    after the colon numbers an entry of a series ("dune: part two" is the sequel of "dune")."""
     for whole, part in ((a, b), (b, a)):
         if ":" in whole and ":" not in part:
             parts = [p.strip() for p in whole.split(":", 1)]
-            if part in parts and len(part) >= 2:
+            if part in parts and len(part) >= 2 and not _SEQUEL.fullmatch(parts[1]):
                 return True
     return False
 
