@@ -885,7 +885,8 @@ def _unless_roles_differ(
     whose role as said now shares no word with the stored one ("Tariq", the plumber; Tariq
     Hussain, the engineer) is asked about instead (``merge_properties.roles_differ``), as is
     one said as family ("my son Tom") of a person known only by an occupation (Tom Hughes,
-    the plumber)."""
+    the plumber), and one said only by an occupation of a friend or relative ("Kofi", the tour
+    guide; Kofi Mensah, the friend from university)."""
     if verdict.action != MERGE:
         return verdict
     target = next((n for n in same_kind if n.id == verdict.target), None)
@@ -898,8 +899,17 @@ def _unless_roles_differ(
         and not family_roles(target.roles)
         and any(target.properties.get(key) for key in ROLE_KEYS)
     )
+    # "Kofi", the tour guide, and Kofi Mensah the friend from university: someone said only
+    # by a trade, with no tie to the user, is not on a first name the friend or family member
+    # of whom no trade is known.
+    stranger = (
+        not mention.roles
+        and any(mention.properties.get(key) for key in ROLE_KEYS)
+        and (family_roles(target.roles) or "friend" in target.roles)
+        and not any(target.properties.get(key) for key in ROLE_KEYS)
+    )
     one_word = len(parse_person(new).words) == 1
-    if not tradesman and not said_otherwise(mention, target, part=one_word):
+    if not (tradesman or stranger) and not said_otherwise(mention, target, part=one_word):
         return verdict
     return make_verdict(HOLD, [target.id], f"{verdict.rule}-{ROLE_DIFFERS}", dict(verdict.scores))
 

@@ -298,7 +298,8 @@ def _role(label: str, *, towards_self: bool) -> str | None:
     """The role a relation label gives the other end, relative to the user.
 
     ``user -[HAS_SISTER]-> X`` and ``X -[SISTER_OF]-> user`` both make X the user's
-    "sister"; "former"/"ex" roles count as the role; labels that are no role → None."""
+    "sister"; "former"/"ex" roles (and HAD_X) count as the role; labels that are no role →
+    None."""
     word = label.strip().lower().replace("-", "_").replace(" ", "_")
     if word in _SYNONYMS and word in {"works_with", "married_to", "dating"}:
         return _SYNONYMS[word]
@@ -309,6 +310,8 @@ def _role(label: str, *, towards_self: bool) -> str | None:
     if towards_self:
         word = word.removeprefix("is_").removesuffix("_of")
     else:
+        if word.startswith("had_"):  # HAD_PET, HAD_BOSS: a former one, as "ex_" is
+            word = "has_" + word.removeprefix("had_")
         if not word.startswith("has_"):
             return None
         word = word.removeprefix("has_")

@@ -3,6 +3,7 @@ sequel is not its first film, another occasion of an event, where a friend was m
 profession's kind, and what one candidate's stated city or age picks."""
 
 from memory.core.merge_properties import occasions_differ, roles_differ
+from memory.core.person_roles import roles_from_relations
 from tests.memory.core.merge_helpers import decide, node
 
 
@@ -105,3 +106,21 @@ def test_pet_forms_of_more_names():
         1,
         "kin-title",
     )
+
+
+def test_someone_said_only_by_a_trade_is_not_the_friend_of_that_first_name():
+    friend = [node(1, "Kofi Mensah", "friend", met_at="university")]
+    assert decide("Kofi", friend, role="tour guide at Cape Coast Castle") == (
+        "hold",
+        None,
+        "first-name-role-differs",
+    )
+    # The friend's own trade, a work tie, or the friend said as one: the same person.
+    guide = [node(1, "Kofi Mensah", "friend", role="tour guide")]
+    assert decide("Kofi", guide, role="tour guide at Cape Coast Castle")[:2] == ("merge", 1)
+    assert decide("Kofi", [node(1, "Kofi Mensah", "colleague")], role="analyst")[0] == "merge"
+    assert decide("Kofi", friend, roles=["friend"], role="tour guide")[0] == "merge"
+
+
+def test_a_relation_the_user_had_is_that_relation():
+    assert roles_from_relations([("HAD_PET", False), ("HAD_BOSS", False)]) == {"pet", "boss"}
