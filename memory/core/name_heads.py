@@ -27,12 +27,18 @@ _ORG_WORDS = frozenset(
         *("school", "academy", "hospital", "clinic", "cafe", "restaurant", "bistro", "bakery"),
         *("pub", "gym", "church", "chapel", "mosque", "temple", "synagogue", "library"),
         *("museum", "hotel", "salon", "studio", "pharmacy"),
+        # Round 9: where children are minded, the old cared for, patients seen.
+        *("nursery", "preschool", "kindergarten", "care home", "nursing home", "surgery"),
+        *("medical centre", "medical center", "health centre", "health center"),
     }
 )
 # A saint's name is given to a parish's church, school and hospital alike: "St. Mary's"
 # alone is any of them.
 _DEDICATIONS = frozenset({"st", "saint", "san", "santa", "sankt", "ste", "sainte"})
-# The word for what a thing of the kind is, said after its name or left out.
+# The word (or words) for what a thing of the kind is, said after its name or left out.
+# Not for places the words of a settlement or of what serves one ("city", "airport",
+# "beach", "station"): Mexico City is not Mexico, Frankfurt Airport not Frankfurt, Miami
+# Beach not Miami. A national park or a group of islands is what its name alone means.
 KIND_WORDS: dict[str, frozenset[str]] = {
     "ORG": _ORG_WORDS,
     "EVENT": frozenset(
@@ -40,6 +46,7 @@ KIND_WORDS: dict[str, frozenset[str]] = {
     ),
     "TOPIC": frozenset({"music"}),
     "PREFERENCE": frozenset({"music", "food", "cuisine"}),
+    "PLACE": frozenset({"national park", "islands"}),
 }
 _WORD = re.compile(r"[^\W_]+")
 
@@ -49,18 +56,20 @@ def _words(norm: str) -> list[str]:
 
 
 def with_kind_word(a: str, b: str, kind: str) -> bool:
-    """Whether one normalised name is the other with the word for its kind after it
-    ("blue door" / "blue door café" for an ORG)."""
+    """Whether one normalised name is the other with the word (or words) for its kind after
+    it ("blue door" / "blue door café" for an ORG, "willow court" / "willow court care
+    home")."""
     kind_words = KIND_WORDS.get(kind)
     if not kind_words:
         return False
     short, long = sorted((_words(a), _words(b)), key=len)
+    if not short or short[0] in _DEDICATIONS:
+        return False
+    head = " ".join(long[len(short) :])
     return (
-        len(long) == len(short) + 1
-        and long[:-1] == short
-        and long[-1] in kind_words
+        long[: len(short)] == short
+        and head in kind_words
         and any(w not in STOP_WORDS and w not in kind_words for w in short)
-        and short[0] not in _DEDICATIONS
     )
 
 

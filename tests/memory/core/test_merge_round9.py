@@ -124,3 +124,14 @@ def test_someone_said_only_by_a_trade_is_not_the_friend_of_that_first_name():
 
 def test_a_relation_the_user_had_is_that_relation():
     assert roles_from_relations([("HAD_PET", False), ("HAD_BOSS", False)]) == {"pet", "boss"}
+
+
+def test_a_care_home_a_nursery_and_a_national_park_said_without_their_kind_words():
+    home = [node(1, "Willow Court Care Home", kind="ORG"), node(2, "Willow Dental", kind="ORG")]
+    assert decide("Willow Court", home, kind="ORG") == ("merge", 1, "kind-word")
+    park = [node(1, "Yosemite National Park", kind="PLACE"), node(2, "San Francisco", kind="PLACE")]
+    assert decide("Yosemite", park, kind="PLACE") == ("merge", 1, "kind-word")
+    # A city is not its country, nor its airport: still asked, never merged.
+    assert decide("Frankfurt", [node(1, "Frankfurt Airport", kind="PLACE")], kind="PLACE")[0] != (
+        "merge"
+    )

@@ -15,7 +15,15 @@ from memory.core.name_heads import in_another_order, with_kind_word
         ("ielts", "ielts exam", "EVENT", True),
         ("jazz", "jazz music", "TOPIC", True),
         ("st. mary's", "st. mary's hospital", "ORG", False),  # a saint's name: which of them?
-        ("blue door", "blue door café", "PLACE", False),  # no kind words for places
+        ("blue door", "blue door café", "PLACE", False),  # a café is an ORG's kind word
+        ("little acorns", "little acorns nursery", "ORG", True),
+        ("willow court", "willow court care home", "ORG", True),  # a kind of two words
+        ("willow court", "willow court home", "ORG", False),
+        ("yosemite", "yosemite national park", "PLACE", True),
+        ("lofoten", "lofoten islands", "PLACE", True),
+        ("mexico", "mexico city", "PLACE", False),  # a city is not its country
+        ("frankfurt", "frankfurt airport", "PLACE", False),  # nor an airport its city
+        ("miami", "miami beach", "PLACE", False),  # nor a beach town the city beside it
         ("google", "google cloud", "ORG", False),  # "cloud" is no kind word
         ("bowl", "painted bowl", "THING", False),  # a word before narrows, not restates
         ("school", "the school", "ORG", False),  # nothing but the kind word
