@@ -6,7 +6,7 @@ PY := $(VENV)/bin/python
 PORT ?= 8000
 export PORT
 
-.PHONY: run test _test_inner lint format check-python venv clean-db help
+.PHONY: run test _test_inner lint format check-python venv system-packages clean-db help
 
 help:
 	@echo "make run    - the app (Daphne + worker) on http://127.0.0.1:$(PORT)/, embedded Postgres"
@@ -31,7 +31,22 @@ venv: $(VENV)/.installed
 run: venv
 	@$(PY) manage.py serve --port $(PORT)
 
-test: venv
+# Debian packages the suite drives for real: Chromium (browser tests through Playwright, never a
+# browser download) and redis-server (the two-Daphne Channels tests). Installed when missing and
+# running as root; otherwise one line says what to install, and the tests that need them fail
+# with the same hint.
+SYSTEM_PACKAGES := chromium redis-server
+system-packages:
+	@missing=""; for p in $(SYSTEM_PACKAGES); do command -v $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+	  if [ "$$(id -u)" = 0 ]; then \
+	    echo "pegasus: installing Debian's$$missing for the browser and Redis tests"; \
+	    { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; } \
+	      || echo "pegasus: could not install$$missing; the tests that need them will say so"; \
+	  else echo "pegasus: the test suite needs Debian's$$missing: sudo apt-get install -y$$missing"; fi; \
+	fi
+
+test: venv system-packages
 	@$(VENV)/bin/ruff check .
 	@$(VENV)/bin/ruff format --check . >/dev/null || { $(VENV)/bin/ruff format --check .; echo "pegasus: run make format"; exit 1; }
 	@$(PY) -m pegasus_site.devdb throwaway -- $(MAKE) --no-print-directory _test_inner

@@ -123,7 +123,7 @@ def test_open_loop_options_are_refused_in_the_closed_loop():
 @pytest.mark.django_db(transaction=True)
 def test_two_daphne_two_workers_on_redis_extract_every_ended_conversation_once(monkeypatch):
     if devredis.executable() is None:
-        pytest.skip(f"redis-server is not installed ({devredis.INSTALL_HINT})")
+        pytest.fail(f"redis-server is not installed ({devredis.INSTALL_HINT})")
     monkeypatch.setenv("CHAT_MESSAGES_PER_MINUTE", "1")  # lifted in the children, as above
     out, err = io.StringIO(), io.StringIO()
 
