@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 
-from memory.core.merge_properties import species_class
+from memory.core.merge_properties import make_class, species_class
 from memory.core.name_spelling import fold_accents
 from memory.core.person_roles import role_word
 from memory.core.words import COMMON_WORD_ZIPF, STOP_WORDS, word_zipf
@@ -31,6 +31,7 @@ __all__ = [
     "description_words",
     "fits_description",
     "fits_person",
+    "headed_by",
     "said_without_determiner",
     "someone_elses",
 ]
@@ -86,6 +87,11 @@ def said_without_determiner(name: str, kind: str, *, tied: bool) -> tuple[str, .
       case cannot tell."""
     if kind == "PERSON":
         return description_words(f"the {name}") if _SOMEONES_ROLE.match(name.strip()) else ()
+    if kind == "THING" and tied:
+        # "dishwasher", "Worcester boiler", "Sony headphones", said of a thing the user owns:
+        # a common noun at the end says what it is; the words before it may be a make.
+        described = description_words(f"my {name}")
+        return described if described and word_zipf(described[-1]) >= COMMON_WORD_ZIPF else ()
     if kind not in ("ORG", "PLACE") or not tied:
         return ()
     words = _WORD.findall(fold_accents(name).lower())
@@ -97,15 +103,44 @@ def said_without_determiner(name: str, kind: str, *, tied: bool) -> tuple[str, .
 def _node_words(forms: Iterable[str], properties: Mapping[str, object]) -> set[str]:
     # A compound name counts split (PureGym: pure, gym) and whole (iPhone: iphone, as the
     # description, lower-cased, says it).
+    forms = list(forms)
     words = {
         _singular(w) for form in forms for w in (*_words(form), *_words(form, split_camel=False))
     }
     for value in properties.values():
         if isinstance(value, str | int):
             words |= {_singular(w) for w in _words(str(value))}
-    # An animal's words name its species too: a puppy is a dog, a kitten a cat.
+    # An animal's words name its species too: a puppy is a dog, a kitten a cat. An object's
+    # make names what it is (a Toyota is a car, a Ford pickup a truck), by the type stated
+    # or else by its name (a Honda of type motorcycle is no car).
     words |= {c for w in words if (c := species_class(w))}
-    return words - STOP_WORDS
+    return (words | _made(forms, properties)) - STOP_WORDS
+
+
+def _made(forms: Iterable[str], properties: Mapping[str, object]) -> set[str]:
+    """What a thing is by its make (``merge_properties.make_class``), from its stated type
+    if it has one, else from its name."""
+    said = properties.get("type")
+    texts = [str(said)] if isinstance(said, str | int) else list(forms)
+    return {c for text in texts for w in _words(text, split_camel=False) if (c := make_class(w))}
+
+
+def _heads(forms: Iterable[str], properties: Mapping[str, object]) -> set[str]:
+    """What a thing is by its name's last word, its stated type, or its make ("Bosch
+    dishwasher", type headphones, a Toyota: dishwasher, headphone, car)."""
+    forms = list(forms)
+    heads = {_singular(words[-1]) for form in forms if (words := _words(form))}
+    if isinstance(properties.get("type"), str):
+        heads |= {_singular(w) for w in _words(properties["type"])}
+    return heads | _made(forms, properties)
+
+
+def headed_by(
+    described: tuple[str, ...], forms: Iterable[str], properties: Mapping[str, object]
+) -> bool:
+    """Whether the last word of a description is what a thing is (``_heads``): a "boiler"
+    is the Worcester Bosch boiler, not the "boiler service" booked for it."""
+    return bool(described) and described[-1] in _heads(forms, properties)
 
 
 def fits_description(

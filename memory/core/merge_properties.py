@@ -27,6 +27,7 @@ __all__ = [
     "affiliation_differs",
     "distinguishing_label",
     "identified_by",
+    "make_class",
     "occasions_differ",
     "properties_differ",
     "role_said",
@@ -107,6 +108,21 @@ _THING_TYPES = {
     "vehicle": "car truck pickup van motorcycle motorbike bike bicycle scooter boat",
     "building": "house flat apartment cottage cabin",
 }
+# What an object named by its make or product line is, so that "my car" finds the Toyota
+# Corolla and "the truck" the Ford pickup. Makes whose name is also a common word or an
+# animal (Mini, Seat, Dodge, Jaguar, Smart) are left out: "golf clubs" is no car.
+_MAKES = {
+    "car": (
+        "toyota honda tesla kia ford nissan hyundai mazda subaru volkswagen vw volvo bmw audi"
+        " mercedes skoda peugeot renault citroen fiat vauxhall opel chevrolet chevy lexus"
+        " porsche mitsubishi suzuki dacia polestar rivian"
+    ),
+    "truck": "pickup lorry",
+    "phone": "iphone smartphone",
+    "laptop": "macbook thinkpad chromebook",
+    "tablet": "ipad",
+    "console": "playstation xbox nintendo",
+}
 # Kinds of organisation that one name cannot be at once (St. Mary's the school, St. Mary's
 # Hospital). A university and a college, a company and a firm, are left in one class.
 _ORG_TYPES = {
@@ -140,6 +156,7 @@ def _classes(table: Mapping[str, str]) -> dict[str, str]:
 
 
 _SPECIES_CLASS = _classes(_SPECIES)
+_MAKE_CLASS = _classes(_MAKES)
 _PLACE_TYPE_CLASS = _classes(_PLACE_TYPES)
 _THING_TYPE_CLASS = _classes(_THING_TYPES)
 _ORG_TYPE_CLASS = _classes(_ORG_TYPES)
@@ -389,6 +406,12 @@ def same_letters(a: str, b: str) -> bool:
 def species_class(word: str) -> str | None:
     """The animal a word names ("puppy" → "dog", "kitten" → "cat"), None for other words."""
     return _SPECIES_CLASS.get(word.lower())
+
+
+def make_class(word: str) -> str | None:
+    """What an object of a make or product line is ("toyota" → "car", "pickup" → "truck",
+    "macbook" → "laptop"), None for other words."""
+    return _MAKE_CLASS.get(word.lower())
 
 
 def role_said(word: str, properties: Mapping[str, object]) -> bool:

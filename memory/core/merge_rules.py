@@ -20,6 +20,7 @@ from memory.core.descriptions import (
     description_words,
     fits_description,
     fits_person,
+    headed_by,
     said_without_determiner,
     someone_elses,
 )
@@ -845,6 +846,9 @@ def _description_verdict(
             for n in same_kind
             if fits_description(described, [n.name, *n.aliases], n.properties, n.roles)
             and not someone_elses(new, n.name)
+            # A thing said without "my" is one by what it is: "boiler" is not the boiler
+            # service.
+            and (not tied or kind != "THING" or headed_by(described, node_forms(n), n.properties))
         ]
         # Of several that fit, the ones the user's relation picks ("the puppy", the user's
         # pet, not the puppy training class they attend).

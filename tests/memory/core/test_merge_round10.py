@@ -1,0 +1,73 @@
+"""Round 10 of the naming rules (session 20): the user's own things by what they are — "my
+car" for the Toyota Corolla, "dishwasher" for the Bosch dishwasher, "Sony headphones" for
+the WH-1000XM4 — and never one of two, nor a thing that is only about it."""
+
+from memory.core.descriptions import headed_by
+from memory.core.merge_properties import make_class
+from tests.memory.core.merge_helpers import decide, node
+
+OWNS = "possession"
+
+
+def thing(node_id, name, *roles, **properties):
+    return node(node_id, name, *roles, kind="THING", **properties)
+
+
+def test_a_make_says_what_a_thing_is():
+    assert make_class("Toyota") == "car"
+    assert make_class("pickup") == "truck"
+    assert make_class("MacBook") == "laptop"
+    # Makes that are common words or animals name nothing: golf clubs are no car.
+    assert make_class("Jaguar") is None
+    assert make_class("golf") is None
+
+
+def test_my_car_is_the_one_car_the_user_owns():
+    corolla = [thing(1, "Toyota Corolla", OWNS), thing(2, "Trek Marlin", OWNS, type="bike")]
+    assert decide("my car", corolla, kind="THING", roles=[OWNS]) == ("merge", 1, "description")
+    # The car sold is not the car: the one owned now is (present "OWNS" on both sides).
+    sold = [thing(1, "Honda Civic", status="sold in 2020"), thing(2, "Tesla Model 3", OWNS)]
+    assert decide("my car", sold, kind="THING", roles=[OWNS])[:2] == ("merge", 2)
+    # Two cars owned: asked, never guessed.
+    two = [thing(1, "Toyota Corolla", OWNS), thing(2, "Kia Niro", OWNS)]
+    assert decide("my car", two, kind="THING", roles=[OWNS])[0] == "hold"
+
+
+def test_a_stated_type_says_what_a_thing_is_before_its_make():
+    trucks = [
+        thing(1, "Old Blue", OWNS, type="1994 Ford pickup"),
+        thing(2, "the Corolla", OWNS, type="Toyota Corolla"),
+    ]
+    assert decide("the truck", trucks, kind="THING", roles=[OWNS])[:2] == ("merge", 1)
+    # "my Toyota" is the Corolla, not the Ford that is a car too.
+    assert decide("my Toyota", trucks, kind="THING", roles=[OWNS])[:2] == ("merge", 2)
+    # A Honda motorbike is no car.
+    bike = [thing(1, "Honda CBR", OWNS, type="motorcycle")]
+    assert decide("my car", bike, kind="THING", roles=[OWNS])[0] == "new"
+
+
+def test_an_owned_thing_said_without_my_by_what_it_is():
+    kitchen = [thing(1, "Bosch dishwasher", OWNS, note="leaking"), thing(2, "fridge freezer", OWNS)]
+    assert decide("dishwasher", kitchen, kind="THING", roles=[OWNS])[:2] == ("merge", 1)
+    boiler = [thing(1, "boiler", OWNS, brand="Worcester Bosch")]
+    assert decide("Worcester boiler", boiler, kind="THING", roles=[OWNS])[:2] == ("merge", 1)
+    audio = [
+        thing(1, "Sony WH-1000XM4", OWNS, type="headphones"),
+        thing(2, "AirPods", OWNS, type="earbuds"),
+    ]
+    assert decide("Sony headphones", audio, kind="THING", roles=[OWNS])[:2] == ("merge", 1)
+    # The game played on the Switch is not the Switch the user owns.
+    games = [
+        thing(1, "The Legend of Zelda: Tears of the Kingdom", platform="Switch"),
+        thing(2, "Nintendo Switch", OWNS),
+    ]
+    assert decide("Switch", games, kind="THING", roles=[OWNS])[:2] == ("merge", 2)
+
+
+def test_without_my_a_thing_is_one_by_its_head_not_a_thing_about_it():
+    cover = [thing(1, "Worcester boiler cover", OWNS)]
+    assert decide("boiler", cover, kind="THING", roles=[OWNS])[0] == "new"
+    assert headed_by(("boiler",), ["Worcester Bosch boiler"], {})
+    assert not headed_by(("boiler",), ["boiler service"], {})
+    # Not owned, or not said as the user's: no description at all.
+    assert decide("dishwasher", [thing(1, "Bosch dishwasher")], kind="THING")[0] == "new"
