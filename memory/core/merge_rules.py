@@ -26,6 +26,7 @@ from memory.core.descriptions import (
 )
 from memory.core.first_names import name_group
 from memory.core.kinship import KINSHIP_WORDS, people_verdict
+from memory.core.known_names import known_alike, named_within
 from memory.core.merge_orgs import LEGAL_FORM, org_core_words, same_company
 from memory.core.merge_people import (
     different_people,
@@ -127,6 +128,7 @@ NUMBER = "number"
 IDENTIFIER = "identifier"
 # A title said by the part before or after its colon.
 TITLE_PART = "title-part"
+KNOWN_NAME = "known-name"
 # One name for two sorts of thing by what was said of each (a project and a framework).
 EXACT_TYPE_DIFFERS = "exact-type-differs"
 # One concept the extractor typed two ways (a camping trip as an EVENT and as a THING).
@@ -337,6 +339,9 @@ def decide_merge(
          several, or a location said on either side (which city is then a question) → hold;
       2f. ORG, PLACE, EVENT: the name with its words cut short ("Mass General", "Man Utd",
          "Glasto": ``clipped_names``) → merge ("clipped"); several → hold;
+      2f'. not for people: another name of a well-known entity (``known_names.txt``:
+         Facebook / Meta, Maccas / McDonald's, Brum / Birmingham, Deepavali 2023 / Diwali
+         2023, aubergine / eggplant) → merge ("known-name"), several → hold;
       2g. a description — a determiner or possessive and what the thing is ("my sister",
          "the church", "our cabin in Bend") — fitting exactly one stored node of the kind
          (a person by the user's relation, anything else by the words of its name, aliases
@@ -506,6 +511,22 @@ def _alias(s: _Said) -> MergeVerdict | None:
         if parted:
             return _one_or_several(parted, TITLE_PART)
     return None
+
+
+def _known_name(s: _Said) -> MergeVerdict | None:
+    """Rule 2f': another name the world knows an organisation, place, event or thing by."""
+    if s.kind == "PERSON":
+        return None
+    known = s.matching(lambda f: known_alike(s.kind, s.name, f))
+    if not known:
+        return None
+    # "Lloyds" with Lloyds Bank and Lloyd's of London: another node the name is part of,
+    # which the table does not list, makes it a question.
+    within = [i for i in s.matching(lambda f: named_within(s.name, f)) if i not in known]
+    if within:
+        ids = [*known, *within]
+        return make_verdict(HOLD, ids, f"{KNOWN_NAME}-ambiguous", dict.fromkeys(ids, 1.0))
+    return _one_or_several(known, KNOWN_NAME)
 
 
 def _spelling(s: _Said) -> MergeVerdict | None:
@@ -749,6 +770,7 @@ _RULES: tuple[Callable[[_Said], MergeVerdict | None], ...] = (
     _acronym,
     _city_name,
     _clipped,
+    _known_name,
     _kind_word,
     _occasion,
     _description,

@@ -71,3 +71,51 @@ def test_without_my_a_thing_is_one_by_its_head_not_a_thing_about_it():
     assert not headed_by(("boiler",), ["boiler service"], {})
     # Not owned, or not said as the user's: no description at all.
     assert decide("dishwasher", [thing(1, "Bosch dishwasher")], kind="THING")[0] == "new"
+
+
+def org(node_id, name, *roles, **properties):
+    return node(node_id, name, *roles, kind="ORG", **properties)
+
+
+def test_another_name_the_world_knows_an_organisation_by():
+    assert decide("Meta", [org(1, "Facebook", "workplace")], kind="ORG") == (
+        "merge",
+        1,
+        "known-name",
+    )
+    assert decide("Maccas", [org(1, "McDonald's"), org(2, "KFC")], kind="ORG")[:2] == ("merge", 1)
+    assert decide("the Y", [org(1, "YMCA")], kind="ORG")[:2] == ("merge", 1)
+    assert decide("TJ's", [org(1, "Trader Joe's")], kind="ORG")[:2] == ("merge", 1)
+    # A name the world gives two clubs is asked about when the graph holds both.
+    spurs = [org(1, "Tottenham Hotspur"), org(2, "San Antonio Spurs")]
+    assert decide("Spurs", spurs, kind="ORG") == ("hold", None, "known-name-ambiguous")
+
+
+def test_known_names_hold_only_for_the_kinds_listed_and_the_same_year():
+    brum = [node(1, "Birmingham", kind="PLACE")]
+    assert decide("Brum", brum, kind="PLACE")[:2] == ("merge", 1)
+    # Not a person, nor another kind: "Brum" the band is no city.
+    assert decide("Brum", [node(1, "Birmingham", kind="ORG")], kind="ORG")[0] == "new"
+    fest = [node(1, "Oktoberfest 2023", kind="EVENT")]
+    assert decide("Wiesn 2023", fest, kind="EVENT") == ("merge", 1, "known-name")
+    assert decide("Wiesn 2024", fest, kind="EVENT")[0] != "merge"
+    food = [node(1, "aubergine", kind="PREFERENCE")]
+    assert decide("eggplant", food, kind="PREFERENCE")[:2] == ("merge", 1)
+
+
+def test_the_known_names_table_is_well_formed():
+    from memory.core.known_names import _FILE
+
+    kinds = {"ORG", "PLACE", "EVENT", "THING", "TOPIC", "PREFERENCE", "OTHER"}
+    for line in _FILE.read_text(encoding="utf-8").splitlines():
+        if not line.strip() or line.startswith("#"):
+            continue
+        said, _, names = line.partition(":")
+        assert set(said.split()) <= kinds, line
+        assert len([n for n in names.split("|") if n.strip()]) >= 2, line
+
+
+def test_a_known_name_that_is_also_part_of_another_name_is_a_question():
+    banks = [org(1, "Lloyds Bank"), org(2, "Lloyd's of London")]
+    assert decide("Lloyds", banks, kind="ORG") == ("hold", None, "known-name-ambiguous")
+    assert decide("Lloyds", banks[:1], kind="ORG")[:2] == ("merge", 1)

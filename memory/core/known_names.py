@@ -1,0 +1,76 @@
+"""Other names of well-known organisations, places, events and things (``known_names.txt``):
+Facebook and Meta, Maccas and McDonald's, Spurs and Tottenham Hotspur, Brum and
+Birmingham, Wiesn and Oktoberfest, aubergine and eggplant — names that no spelling, acronym
+or containment rule links, because the link is a fact about the world. Pure functions, no
+Django.
+
+The table is many-to-many like the nickname tables: "Spurs" is Tottenham's and San
+Antonio's, "the Magpies" Newcastle's and Collingwood's. It says two names *may* be one
+entity's; the merge rules merge only when exactly one node of a listed kind fits.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from pathlib import Path
+
+from memory.core.name_spelling import fold_accents
+
+__all__ = ["known_alike", "named_within"]
+
+_FILE = Path(__file__).with_name("known_names.txt")
+_WORD = re.compile(r"[^\W_]+")
+_APOSTROPHE = re.compile(r"['’`]")
+# A year at the end names an edition ("Wiesn 2023" is Oktoberfest 2023, not 2024's).
+_YEAR = re.compile(r"\s+((?:19|20)\d\d)$")
+
+
+def _key(name: str) -> str:
+    """Compared without case, accents, apostrophes ("TJ's": tjs), punctuation, "and" or
+    "&" (M&S: "m s"), and a leading "the"."""
+    text = _APOSTROPHE.sub("", fold_accents(name).casefold())
+    words = [w for w in _WORD.findall(text) if w != "and"]
+    if len(words) > 1 and words[0] == "the":
+        words = words[1:]
+    return " ".join(words)
+
+
+@lru_cache(maxsize=1)
+def _groups() -> dict[tuple[str, str], frozenset[int]]:
+    """(kind, name key) → the lines (entities) that name lists, read once per process."""
+    found: dict[tuple[str, str], set[int]] = {}
+    for number, line in enumerate(_FILE.read_text(encoding="utf-8").splitlines()):
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        kinds, _, names = line.partition(":")
+        for kind in kinds.split():
+            for name in names.split("|"):
+                found.setdefault((kind, _key(name)), set()).add(number)
+    return {key: frozenset(lines) for key, lines in found.items()}
+
+
+def _split_year(name: str) -> tuple[str, str | None]:
+    match = _YEAR.search(name.strip())
+    return (name.strip()[: match.start()], match.group(1)) if match else (name, None)
+
+
+def known_alike(kind: str, a: str, b: str) -> bool:
+    """Whether two different names of one ``kind`` are listed as names of one entity, and
+    say the same year if either says one ("Deepavali 2023" / Diwali 2023; not "Wiesn 2024"
+    / Oktoberfest 2023)."""
+    (a, year_a), (b, year_b) = _split_year(a), _split_year(b)
+    ka, kb = _key(a), _key(b)
+    if year_a != year_b or not ka or ka == kb:
+        return False
+    groups = _groups()
+    return bool(groups.get((kind, ka), frozenset()) & groups.get((kind, kb), frozenset()))
+
+
+def named_within(short: str, name: str) -> bool:
+    """Whether ``name``'s words start with or contain all of ``short``'s ("Lloyds" in
+    Lloyd's of London): another entity the short name may mean, which the table does not
+    list."""
+    ks, kn = _key(short).split(), _key(name).split()
+    return bool(ks) and any(kn[i : i + len(ks)] == ks for i in range(len(kn) - len(ks) + 1))
