@@ -79,6 +79,7 @@ from memory.core.person_names import SPELLING, contradicts, parse_person
 from memory.core.person_roles import (
     PEOPLE_ROLES,
     PET,
+    POSSESSION,
     TIE_ROLES,
     capacities_differ,
     colleagues_both,
@@ -867,7 +868,8 @@ def _description_verdict(
             n
             for n in same_kind
             if fits_description(described, [n.name, *n.aliases], n.properties, n.roles)
-            and not someone_elses(new, n.name)
+            # "my watch" is not "Grandad's Omega" — unless the user owns it (inherited).
+            and (POSSESSION in n.roles or not someone_elses(new, n.name))
             # A thing said without "my" is one by what it is: "boiler" is not the boiler
             # service.
             and (not tied or kind != "THING" or headed_by(described, node_forms(n), n.properties))

@@ -15,6 +15,7 @@ __all__ = [
     "ADMIRED",
     "PEOPLE_ROLES",
     "PET",
+    "POSSESSION",
     "POST_TITLES",
     "TIE_ROLES",
     "TITLES",
@@ -273,6 +274,8 @@ _MALE = frozenset(
 )
 
 
+# What the user owns (``user -[OWNS]-> X``): theirs, whoever's name it carries.
+POSSESSION = "possession"
 # What an organisation or a place is to the user (``user -[WORKS_AT]-> X``): their employer,
 # school, home or home town. Said of the ends of these relations, never of a person.
 _TIES = {
@@ -282,7 +285,7 @@ _TIES = {
     **dict.fromkeys(("studies_at", "studied_at", "attends", "attended"), "school"),
     **dict.fromkeys(("lives_in", "lived_in", "moved_to", "has_home"), "home"),
     **dict.fromkeys(("has_hometown", "is_from", "from", "born_in", "grew_up_in"), "hometown"),
-    **dict.fromkeys(("owns", "has_owned", "bought"), "possession"),
+    **dict.fromkeys(("owns", "has_owned", "bought"), POSSESSION),
     # The gym, club, church or choir the user belongs to.
     **dict.fromkeys(("member_of", "is_member_of", "belongs_to", "joined"), "membership"),
 }

@@ -119,3 +119,14 @@ def test_a_known_name_that_is_also_part_of_another_name_is_a_question():
     banks = [org(1, "Lloyds Bank"), org(2, "Lloyd's of London")]
     assert decide("Lloyds", banks, kind="ORG") == ("hold", None, "known-name-ambiguous")
     assert decide("Lloyds", banks[:1], kind="ORG")[:2] == ("merge", 1)
+
+
+def test_a_thing_named_as_someone_elses_is_the_users_when_they_own_it():
+    watches = [
+        thing(1, "Apple Watch SE", OWNS, type="smartwatch"),
+        thing(2, "Grandad's Omega", OWNS, type="watch", note="inherited"),
+    ]
+    assert decide("my watch", watches, kind="THING", roles=[OWNS])[0] == "hold"
+    # Grandad's watch he still wears is his, not the user's: the smartwatch is meant.
+    his = [watches[0], thing(2, "Grandad's Omega", type="watch")]
+    assert decide("my watch", his, kind="THING", roles=[OWNS])[:2] == ("merge", 1)
