@@ -70,6 +70,7 @@ from memory.core.person_names import (
     relate_first_names,
 )
 from memory.core.person_roles import (
+    PEOPLE_ROLES,
     TITLES,
     family_roles,
     same_close_family,
@@ -601,9 +602,17 @@ def _picked_by_stated_role(
     if len(said) != 1:
         return None
     others = [by_id[i] for i in fitting if i != said[0]]
-    if all(roles_differ(mention.properties, n.properties) or family_roles(n.roles) for n in others):
+    if all(roles_differ(mention.properties, n.properties) or _known_as_other(n) for n in others):
         return said[0]
     return None
+
+
+def _known_as_other(node: StoredNode) -> bool:
+    """Someone the user knows by a relation and of whom no trade is stated (the friend
+    Dave): not the one stored with the trade said now (Dave Price the plumber)."""
+    return bool(family_roles(node.roles)) or (
+        bool(node.roles & PEOPLE_ROLES) and not any(k in node.properties for k in ROLE_KEYS)
+    )
 
 
 def _same_role_said(mention: Mention, node: StoredNode) -> bool:

@@ -130,3 +130,17 @@ def test_a_thing_named_as_someone_elses_is_the_users_when_they_own_it():
     # Grandad's watch he still wears is his, not the user's: the smartwatch is meant.
     his = [watches[0], thing(2, "Grandad's Omega", type="watch")]
     assert decide("my watch", his, kind="THING", roles=[OWNS])[:2] == ("merge", 1)
+
+
+def test_the_trade_said_picks_the_one_stored_with_it_over_a_friend_of_no_trade():
+    daves = [
+        node(1, "Dave Hughes", "friend", note="university friend"),
+        node(2, "Dave Price", role="plumber"),
+    ]
+    assert decide("Dave", daves, role="plumber") == ("merge", 2, "first-name-by-role")
+    # A friend whose trade is the one said is still a question.
+    plumbers = [node(1, "Dave Hughes", "friend", role="plumber"), daves[1]]
+    assert decide("Dave", plumbers, role="plumber")[0] == "hold"
+    # Someone known by nothing at all may be the plumber too.
+    strangers = [node(1, "Dave Hughes"), daves[1]]
+    assert decide("Dave", strangers, role="plumber")[0] == "hold"
