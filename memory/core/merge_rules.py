@@ -73,7 +73,12 @@ from memory.core.name_heads import (
     one_occasion,
     with_kind_word,
 )
-from memory.core.name_spelling import has_transliterable_letters, romanised_alike, spelling_keys
+from memory.core.name_spelling import (
+    has_transliterable_letters,
+    romanised_alike,
+    spelling_keys,
+    without_article,
+)
 from memory.core.person_forms import TRANSLITERATION
 from memory.core.person_names import SPELLING, contradicts, parse_person
 from memory.core.person_roles import (
@@ -533,6 +538,10 @@ def _known_name(s: _Said) -> MergeVerdict | None:
 def _spelling(s: _Said) -> MergeVerdict | None:
     """Rule 2b: the same spelling, accents, digraphs and punctuation aside."""
     keys = spelling_keys(s.new)
+    bare = without_article(s.name) if s.kind != "PERSON" else None
+    if bare:
+        # "der ADAC", "el Oxxo": another language's article, as "the".
+        keys |= spelling_keys(normalise_name(bare))
     spelled = s.matching(
         lambda f: bool(keys & spelling_keys(f)) or (s.kind != "PERSON" and same_letters(s.new, f))
     )

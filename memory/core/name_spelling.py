@@ -33,6 +33,7 @@ __all__ = [
     "romanised_alike",
     "spelling_keys",
     "transliteration_key",
+    "without_article",
 ]
 
 _WORD = re.compile(r"[^\W_]+")
@@ -93,6 +94,22 @@ def spelling_keys(norm: str) -> frozenset[str]:
     # Lake District, "The Smiths" the Smiths.
     keys |= {k[4:] for k in keys if k.startswith("the ") and len(k) > 4}
     return frozenset(keys | {_expanded(k) for k in keys})
+
+
+# Articles other languages say before a name, as English says "the": "el Oxxo", "der ADAC",
+# "o Nubank". Written in lower case before a word that starts with a capital or a digit: a
+# capital article is part of the name (El Salvador, Los Angeles, Das Boot), a lower-case
+# word after it makes a phrase ("la casa").
+_ARTICLE = re.compile(r"^(?:el|la|los|las|lo|il|le|les|der|die|das|den|dem|des|o|os)\s+")
+
+
+def without_article(name: str) -> str | None:
+    """A name said after another language's lower-case article, without it ("der ADAC" →
+    "ADAC"), or None when it starts with none."""
+    stripped = name.strip()
+    match = _ARTICLE.match(stripped)
+    rest = stripped[match.end() :] if match else ""
+    return rest if rest[:1].isupper() or rest[:1].isdigit() else None
 
 
 # Abbreviations written before a name, and "St" after one (Main St): "St. Mary's Hospital"

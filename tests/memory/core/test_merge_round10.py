@@ -144,3 +144,13 @@ def test_the_trade_said_picks_the_one_stored_with_it_over_a_friend_of_no_trade()
     # Someone known by nothing at all may be the plumber too.
     strangers = [node(1, "Dave Hughes"), daves[1]]
     assert decide("Dave", strangers, role="plumber")[0] == "hold"
+
+
+def test_another_languages_article_before_a_name_is_said_as_the_is():
+    assert decide("der ADAC", [org(1, "ADAC")], kind="ORG") == ("merge", 1, "spelling")
+    assert decide("el Oxxo", [org(1, "Oxxo")], kind="ORG")[:2] == ("merge", 1)
+    # A capital article is part of the name: El Salvador is not Salvador (Bahia).
+    salvador = [node(1, "Salvador", kind="PLACE")]
+    assert decide("El Salvador", salvador, kind="PLACE")[0] != "merge"
+    # Not for people: "Le Roy" is a surname, not "Roy".
+    assert decide("le Roy", [node(1, "Roy")])[2] != "spelling"
