@@ -12,7 +12,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
-from rapidfuzz.distance import Levenshtein
+from rapidfuzz.distance import OSA, Levenshtein
 
 from memory.core.cleaning import SELF_PLACEHOLDERS, normalise_name
 from memory.core.clipped_names import CLIPPED, clipped
@@ -135,6 +135,7 @@ IDENTIFIER = "identifier"
 # A title said by the part before or after its colon.
 TITLE_PART = "title-part"
 KNOWN_NAME = "known-name"
+MISSPELT = "misspelt"
 # One name for two sorts of thing by what was said of each (a project and a framework).
 EXACT_TYPE_DIFFERS = "exact-type-differs"
 # One concept the extractor typed two ways (a camping trip as an EVENT and as a THING).
@@ -754,8 +755,43 @@ def _similar_names(s: _Said) -> MergeVerdict | None:
         return make_verdict(MERGE, [own.id], OWN_PLACE, {own.id: best_similarity(s.new, own)})
     if not similar:
         return None
+    # A concept misspelt ("potery") is still asked about: only a name is corrected.
+    if len(similar) == 1 and s.kind in _MISSPELT_KINDS and s.name[:1].isupper():
+        only = similar[0]
+        if any(_misspelt(s.new, f) for f in node_forms(only)):
+            return make_verdict(MERGE, [only.id], MISSPELT, {only.id: best_similarity(s.new, only)})
     scores = {n.id: best_similarity(s.new, n) for n in similar}
     return make_verdict(HOLD, [n.id for n in similar], "similar", scores)
+
+
+# A brand or a product misspelt; places are left out (Iran/Iraq, Dalton/Dayton are places).
+_MISSPELT_KINDS = frozenset({"ORG", "THING"})
+_MISSPELT_MIN = 6
+# The word said is hardly written at all (wordfreq's Zipf scale: "volkswagon" 1.5,
+# "santandar" 0), and the stored one far more often ("microeconomics", 2.3, is a word
+# of its own beside "macroeconomics", 2.7).
+_TYPO_ZIPF = 2.0
+_TYPO_GAP = 1.0
+
+
+def _misspelt(new: str, form: str) -> bool:
+    """One word of a name typed one letter wrong ("Volkswagon Passat", "Santandar",
+    "Macbok Pro"): the same words but one, six letters or more on both sides and one edit
+    apart, where the word said is hardly ever written and the stored one far more often —
+    a typo, not another name (a word or a name of its own is not corrected)."""
+    said, stored = new.split(), form.split()
+    if len(said) != len(stored):
+        return False
+    differ = [(a, b) for a, b in zip(said, stored, strict=True) if a != b]
+    if len(differ) != 1:
+        return False
+    a, b = differ[0]
+    return (
+        min(len(a), len(b)) >= _MISSPELT_MIN
+        and OSA.distance(a, b) == 1
+        and word_zipf(a) < _TYPO_ZIPF
+        and word_zipf(b) - word_zipf(a) >= _TYPO_GAP
+    )
 
 
 def _hinted(s: _Said) -> MergeVerdict | None:

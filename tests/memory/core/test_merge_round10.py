@@ -154,3 +154,19 @@ def test_another_languages_article_before_a_name_is_said_as_the_is():
     assert decide("El Salvador", salvador, kind="PLACE")[0] != "merge"
     # Not for people: "Le Roy" is a surname, not "Roy".
     assert decide("le Roy", [node(1, "Roy")])[2] != "spelling"
+
+
+def test_a_brand_typed_one_letter_wrong_is_the_brand():
+    passat = [thing(1, "Volkswagen Passat", OWNS)]
+    assert decide("Volkswagon Passat", passat, kind="THING") == ("merge", 1, "misspelt")
+    assert decide("Santandar", [org(1, "Santander")], kind="ORG")[:2] == ("merge", 1)
+    assert decide("Macbok Pro", [thing(1, "MacBook Pro")], kind="THING")[:2] == ("merge", 1)
+    # A word of its own one letter from another is another subject, still asked about.
+    macro = [thing(1, "Macroeconomics")]
+    assert decide("Microeconomics", macro, kind="THING") == ("hold", None, "similar")
+    # A concept misspelt, a place, or one of two candidates: asked, never corrected.
+    assert decide("potery", [thing(1, "pottery")], kind="THING")[0] == "hold"
+    gardens = [node(1, "Kensington Gardens", kind="PLACE")]
+    assert decide("Kensingtin Gardens", gardens, kind="PLACE")[0] == "hold"
+    two = [*passat, thing(2, "Volkswagen Passant")]
+    assert decide("Volkswagon Passat", two, kind="THING")[0] == "hold"
