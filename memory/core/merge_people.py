@@ -87,6 +87,7 @@ __all__ = [
     "person_verdict",
     "picked_by_age",
     "picked_by_place",
+    "picked_by_stated_role",
 ]
 
 # Person rules, strongest first: a merge or hold names the strongest rule that matched.
@@ -454,7 +455,7 @@ def _pick_among(
     )
     if picked is not None:
         return make_verdict(MERGE, [picked], "title", {picked: scores[picked]})
-    picked = _picked_by_stated_role(fitting, by_id, mention)
+    picked = picked_by_stated_role(fitting, by_id, mention)
     if picked is not None:
         return make_verdict(MERGE, [picked], found[picked] + BY_ROLE, {picked: scores[picked]})
     rule = min(found.values(), key=_PERSON_RANK.__getitem__)
@@ -591,7 +592,7 @@ def _picked_by_affiliation(
     return same[0] if len(same) == 1 else None
 
 
-def _picked_by_stated_role(
+def picked_by_stated_role(
     fitting: list[int], by_id: dict[int, StoredNode], mention: Mention
 ) -> int | None:
     """The one candidate whose stated role (occupation) is the one said now, when every

@@ -34,6 +34,7 @@ from memory.core.merge_people import (
     gender_of_titles,
     node_gender,
     person_verdict,
+    picked_by_stated_role,
 )
 from memory.core.merge_places import ACRONYM, OWN_PLACE, acronym_matches, other_region, own_place
 from memory.core.merge_properties import (
@@ -1022,6 +1023,10 @@ def _exact_part_name(
         ]
         if len(picked) == 1:
             return make_verdict(MERGE, picked, "exact-by-role", {picked[0]: 1.0})
+        # Or the trade said: Carlos the handyman, not Carlos Mendez the brother-in-law.
+        by_trade = picked_by_stated_role(reached, by_id, mention)
+        if by_trade is not None:
+            return make_verdict(MERGE, [by_trade], "exact-by-role", {by_trade: 1.0})
         return make_verdict(HOLD, reached, "exact-ambiguous", dict.fromkeys(reached, 1.0))
     if said_otherwise(mention, only, part=True):
         return make_verdict(HOLD, reached, f"exact-{ROLE_DIFFERS}", {only.id: 1.0})

@@ -170,3 +170,10 @@ def test_a_brand_typed_one_letter_wrong_is_the_brand():
     assert decide("Kensingtin Gardens", gardens, kind="PLACE")[0] == "hold"
     two = [*passat, thing(2, "Volkswagen Passant")]
     assert decide("Volkswagon Passat", two, kind="THING")[0] == "hold"
+
+
+def test_a_first_name_said_exactly_goes_to_the_one_of_the_trade_said():
+    carlos = [node(1, "Carlos", role="handyman"), node(2, "Carlos Mendez", "brother_in_law")]
+    assert decide("Carlos", carlos, role="handyman") == ("merge", 1, "exact-by-role")
+    # With no trade said, the brother-in-law may be meant: asked.
+    assert decide("Carlos", carlos)[0] == "hold"
