@@ -39,6 +39,7 @@ __all__ = [
     "states_region",
     "types_differ",
     "what_it_is",
+    "with_named_type",
 ]
 
 PROPERTIES_DIFFER = "properties-differ"
@@ -341,6 +342,18 @@ def said_same_affiliation(said: Mapping[str, object], stored: Mapping[str, objec
     """Whether a company, school, course or team is stated on both sides, and every one
     stated on both agrees ("Ravi" at Infosys, Ravi Menon of Infosys)."""
     return _stated_alike(_AFFILIATION_KEYS, said, stored)
+
+
+def with_named_type(kind: str, name: str, properties: Mapping[str, object]) -> Mapping[str, object]:
+    """What was said of an organisation, with the type its name ends in when none was stated
+    ("Sainsbury's Bank": a bank, so not Sainsbury's the supermarket; "St Mary's School": a
+    school, not St Mary's the hospital). Only a word of the organisation classes counts."""
+    if kind != "ORG" or properties.get("type"):
+        return properties
+    words = _words(name)
+    if len(words) < 2 or words[-1] not in _ORG_TYPE_CLASS:
+        return properties
+    return {**properties, "type": words[-1]}
 
 
 def types_differ(said: Mapping[str, object], stored: Mapping[str, object]) -> bool:

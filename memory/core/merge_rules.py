@@ -53,6 +53,7 @@ from memory.core.merge_properties import (
     states_region,
     types_differ,
     what_it_is,
+    with_named_type,
 )
 from memory.core.merge_types import (
     HOLD,
@@ -412,10 +413,11 @@ def decide_merge(
     kind = kind.strip().upper()
     # What was said of it may make a stored node another referent (Luna the cat, the
     # neighbour's dog Luna): such nodes are left out of every rule, like kept-apart ones.
+    said_of = with_named_type(kind, name, mention.properties)
     differ = [
         n
         for n in stored
-        if properties_differ(kind, mention.properties, n.properties)
+        if properties_differ(kind, said_of, n.properties)
         or (kind == n.kind == "EVENT" and _another_occasion(mention, n))
     ]
     left_out = mention.apart | {n.id for n in differ}

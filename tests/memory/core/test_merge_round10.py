@@ -177,3 +177,14 @@ def test_a_first_name_said_exactly_goes_to_the_one_of_the_trade_said():
     assert decide("Carlos", carlos, role="handyman") == ("merge", 1, "exact-by-role")
     # With no trade said, the brother-in-law may be meant: asked.
     assert decide("Carlos", carlos)[0] == "hold"
+
+
+def test_the_kind_an_organisations_name_ends_in_is_its_type():
+    shop = [org(1, "Sainsbury's", type="supermarket")]
+    assert decide("Sainsbury's Bank", shop, kind="ORG") == ("new", None, "none")
+    hospital = [org(1, "St Mary's", type="hospital")]
+    assert decide("St Mary's School", hospital, kind="ORG")[0] == "new"
+    # The same class, or a type said outright, leaves it to the other rules.
+    assert decide("Barclays Bank", [org(1, "Barclays", type="bank")], kind="ORG")[0] != "new"
+    said = decide("Sainsbury's Bank", shop, kind="ORG", type="supermarket")
+    assert said[0] != "new"
