@@ -143,6 +143,15 @@ def headed_by(
     return bool(described) and described[-1] in _heads(forms, properties)
 
 
+# The words a description uses for what an organisation is to the user: "the firm" or "the
+# company" for the employer, "the insurance company" for the insurer.
+_ROLE_WORDS = {
+    "workplace": ("company", "firm", "employer"),
+    "insurer": ("insurance", "company", "provider"),
+    "lender": ("mortgage", "bank"),
+}
+
+
 def fits_description(
     described: tuple[str, ...],
     forms: Iterable[str],
@@ -152,7 +161,9 @@ def fits_description(
     """Whether every word of a description is among a node's words: its name and aliases as
     written (``forms``; a compound name's parts count: PureGym), its property values, and
     the ties the user has to it (``roles``: "my hometown" for the place the user is from)."""
-    words = _node_words(forms, properties) | set(roles)
+    roles = set(roles)
+    words = _node_words(forms, properties) | roles
+    words |= {w for role in roles for w in _ROLE_WORDS.get(role, ())}
     return bool(described) and all(w in words or species_class(w) in words for w in described)
 
 

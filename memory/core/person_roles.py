@@ -290,6 +290,13 @@ _TIES = {
     **dict.fromkeys(("member_of", "is_member_of", "belongs_to", "joined"), "membership"),
 }
 TIE_ROLES = frozenset(_TIES.values())
+# What a bank, an insurer or a lender is to the user (``user -[BANKS_WITH]-> X``): the
+# services "my bank", "my insurer" describe. Not ties: the user is no member of them.
+_SERVICES = {
+    **dict.fromkeys(("banks_with", "has_bank", "has_account_with", "has_account_at"), "bank"),
+    **dict.fromkeys(("insured_with", "has_insurer", "has_insurance_with"), "insurer"),
+    **dict.fromkeys(("has_mortgage_with", "has_lender", "has_loan_with"), "lender"),
+}
 # Someone the user likes or follows from afar (``user -[LIKES]-> Taylor Swift``): a public
 # figure, unless the user also knows them personally. Not a tie (TIE_ROLES: the user's own
 # employer or home) and not a person's role: "loves" is left out, as it is said of partners.
@@ -308,6 +315,8 @@ def _role(label: str, *, towards_self: bool) -> str | None:
         return _SYNONYMS[word]
     if not towards_self and word in _TIES:
         return _TIES[word]
+    if not towards_self and word in _SERVICES:
+        return _SERVICES[word]
     if not towards_self and word in _ADMIRES:
         return ADMIRED
     if towards_self:

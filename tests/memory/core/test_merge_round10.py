@@ -4,6 +4,7 @@ the WH-1000XM4 — and never one of two, nor a thing that is only about it."""
 
 from memory.core.descriptions import headed_by
 from memory.core.merge_properties import make_class
+from memory.core.person_roles import roles_from_relations
 from tests.memory.core.merge_helpers import decide, node
 
 OWNS = "possession"
@@ -188,3 +189,22 @@ def test_the_kind_an_organisations_name_ends_in_is_its_type():
     assert decide("Barclays Bank", [org(1, "Barclays", type="bank")], kind="ORG")[0] != "new"
     said = decide("Sainsbury's Bank", shop, kind="ORG", type="supermarket")
     assert said[0] != "new"
+
+
+def test_an_organisation_described_by_what_it_is_to_the_user():
+    assert roles_from_relations([("BANKS_WITH", False), ("INSURED_WITH", False)]) == {
+        "bank",
+        "insurer",
+    }
+    work = [org(1, "Baker & Lowe LLP", "workplace"), org(2, "Harlow Dental")]
+    assert decide("the firm", work, kind="ORG", roles=["workplace"]) == (
+        "merge",
+        1,
+        "description",
+    )
+    money = [org(1, "BBVA", "bank"), org(2, "Mapfre", "insurer")]
+    assert decide("my bank", money, kind="ORG")[:2] == ("merge", 1)
+    assert decide("my insurer", money, kind="ORG")[:2] == ("merge", 2)
+    # Two insurers: "the insurance company" is asked about.
+    two = [org(1, "Aviva", "insurer"), org(2, "Admiral", "insurer")]
+    assert decide("the insurance company", two, kind="ORG")[0] == "hold"
