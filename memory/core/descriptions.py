@@ -143,6 +143,22 @@ def headed_by(
     return bool(described) and described[-1] in _heads(forms, properties)
 
 
+# Words a description uses for a thing stored under another word: a bike is a bicycle or a
+# motorbike (both stored: asked), a phone a mobile or a smartphone, a telly a television.
+_SAME_THING = {
+    "bike": ("bicycle", "motorbike", "motorcycle"),
+    "motorbike": ("motorcycle",),
+    "motorcycle": ("motorbike",),
+    "phone": ("mobile", "smartphone", "handset"),
+    "mobile": ("phone", "smartphone"),
+    "telly": ("television", "tv"),
+    "tv": ("television",),
+    "television": ("tv",),
+    "fridge": ("refrigerator",),
+    "refrigerator": ("fridge",),
+}
+
+
 # The words a description uses for what an organisation is to the user: "the firm" or "the
 # company" for the employer, "the insurance company" for the insurer.
 _ROLE_WORDS = {
@@ -164,7 +180,10 @@ def fits_description(
     roles = set(roles)
     words = _node_words(forms, properties) | roles
     words |= {w for role in roles for w in _ROLE_WORDS.get(role, ())}
-    return bool(described) and all(w in words or species_class(w) in words for w in described)
+    return bool(described) and all(
+        w in words or species_class(w) in words or not words.isdisjoint(_SAME_THING.get(w, ()))
+        for w in described
+    )
 
 
 # What a person's properties say they are and where: a description of a person is matched

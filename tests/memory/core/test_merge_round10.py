@@ -208,3 +208,14 @@ def test_an_organisation_described_by_what_it_is_to_the_user():
     # Two insurers: "the insurance company" is asked about.
     two = [org(1, "Aviva", "insurer"), org(2, "Admiral", "insurer")]
     assert decide("the insurance company", two, kind="ORG")[0] == "hold"
+
+
+def test_a_bike_is_a_bicycle_or_a_motorbike():
+    bikes = [
+        thing(1, "Trek Marlin 7", OWNS, type="bicycle"),
+        thing(2, "Honda CB500F", OWNS, type="motorbike"),
+    ]
+    assert decide("the bike", bikes, kind="THING")[0] == "hold"
+    assert decide("my bike", bikes[:1], kind="THING", roles=[OWNS])[:2] == ("merge", 1)
+    pixel = [thing(1, "Pixel 8", OWNS, type="smartphone")]
+    assert decide("my phone", pixel, kind="THING", roles=[OWNS])[:2] == ("merge", 1)
