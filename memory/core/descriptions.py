@@ -20,6 +20,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
+from functools import lru_cache
+from pathlib import Path
 
 from memory.core.merge_properties import make_class, species_class
 from memory.core.name_spelling import fold_accents
@@ -29,14 +31,29 @@ from memory.core.words import COMMON_WORD_ZIPF, STOP_WORDS, word_zipf
 __all__ = [
     "DETERMINERS",
     "description_words",
+    "english_word",
     "fits_description",
     "fits_person",
+    "foreign_description",
     "headed_by",
     "said_without_determiner",
     "someone_elses",
 ]
 
 DETERMINERS = frozenset({"the", "my", "our", "his", "her", "their", "your"})
+# Determiners and possessives of Spanish, Portuguese, French, Italian and German, said in
+# lower case before a description ("mi coche", "o eletricista", "der Vermieter"). Not "a"
+# or "as", which are English words too; a capital one is part of a name (El Salvador).
+_FOREIGN_DETERMINERS = frozenset(
+    {
+        *("mi", "mis", "tu", "su", "nuestro", "nuestra", "el", "la", "los", "las"),
+        *("o", "os", "meu", "minha", "meus", "minhas", "nosso", "nossa"),
+        *("mon", "ma", "mes", "notre", "le", "les"),
+        *("il", "lo", "mio", "mia", "nostro", "nostra"),
+        *("mein", "meine", "meinen", "unser", "unsere", "der", "die", "das", "den", "dem"),
+    }
+)
+_TRANSLATIONS_FILE = Path(__file__).with_name("description_words.txt")
 _WORD = re.compile(r"[^\W_]+")
 # A capital inside a word starts another word of a compound name (PureGym: pure, gym).
 _CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
@@ -70,6 +87,40 @@ def description_words(norm: str) -> tuple[str, ...]:
     if len(words) < 2 or words[0] not in DETERMINERS:
         return ()
     return tuple(_singular(w) for w in words[1:] if w not in STOP_WORDS)
+
+
+@lru_cache(maxsize=1)
+def _translations() -> dict[str, str]:
+    """Another language's word of a description → the English one (description_words.txt)."""
+    table: dict[str, str] = {}
+    for line in _TRANSLATIONS_FILE.read_text(encoding="utf-8").splitlines():
+        if not line.strip() or line.startswith("#"):
+            continue
+        english, *others = line.split()
+        table.update(dict.fromkeys(others, english))
+    return table
+
+
+def english_word(word: str) -> str | None:
+    """The English word of a description word said in another language ("coche" → car,
+    "vermieter" → landlord), None for a word the table does not know."""
+    return _translations().get(word)
+
+
+def foreign_description(name: str) -> tuple[str, ...]:
+    """The words of a description said in another language, after its determiner or
+    possessive ("mi coche" → coche; "der Vermieter" → vermieter), as ``description_words``
+    gives them; () when the name is none."""
+    words = name.strip().split()
+    if len(words) < 2 or words[0].lower() not in _FOREIGN_DETERMINERS:
+        return ()
+    described = tuple(_singular(w) for w in _words(" ".join(words[1:])) if w not in STOP_WORDS)
+    # A capital determiner may be part of a name (El Salvador, La Paz) — or the Write's
+    # casing of a lower-case person's, organisation's or place's name ("El Casero"): a
+    # description only when the table knows every word.
+    if words[0][:1].isupper() and not all(english_word(w) for w in described):
+        return ()
+    return described
 
 
 # A person said as someone else's relation or role: "Leo's teacher", "Sam's mum".
@@ -181,7 +232,13 @@ def fits_description(
     words = _node_words(forms, properties) | roles
     words |= {w for role in roles for w in _ROLE_WORDS.get(role, ())}
     return bool(described) and all(
-        w in words or species_class(w) in words or not words.isdisjoint(_SAME_THING.get(w, ()))
+        w in words
+        or species_class(w) in words
+        or not words.isdisjoint(_SAME_THING.get(w, ()))
+        or english_word(w) in words
+        # A word of another language is also the head of a compound there: a
+        # Ferienwohnung is a Wohnung.
+        or (english_word(w) is not None and any(x.endswith(w) for x in words))
         for w in described
     )
 

@@ -18,8 +18,10 @@ from memory.core.cleaning import SELF_PLACEHOLDERS, normalise_name
 from memory.core.clipped_names import CLIPPED, clipped
 from memory.core.descriptions import (
     description_words,
+    english_word,
     fits_description,
     fits_person,
+    foreign_description,
     headed_by,
     said_without_determiner,
     someone_elses,
@@ -656,12 +658,21 @@ def _described(s: _Said) -> tuple[list[str], bool]:
     """What a description says the entity is, and whether it was said with a determiner
     or possessive ("my sister"); without one, only what the user has the tie said to
     ("Dublin", moved to, is not the Dublin office the graph holds)."""
-    described = description_words(s.new)
+    # "mi coche", "der Vermieter": another language's determiner, lower case; of a person
+    # only a word the table knows ("el casero"), since "le Roy" is a name.
+    described = description_words(s.new) or _foreign_description(s.name, s.kind)
     tied = not described
     described = described or said_without_determiner(
         s.name, s.kind, tied=bool(s.mention.roles & TIE_ROLES)
     )
     return described, tied
+
+
+def _foreign_description(name: str, kind: str) -> tuple[str, ...]:
+    described = foreign_description(name)
+    if kind == "PERSON" and not all(english_word(w) for w in described):
+        return ()
+    return described
 
 
 def _description(s: _Said) -> MergeVerdict | None:
@@ -897,11 +908,20 @@ def _description_verdict(
         ]
     elif kind == "PERSON":
         word = described[0]
+        # "el casero", "der Vermieter": the landlord, said in another language.
+        english = english_word(word)
         # "My husband" is a partner; "my dad" is left to the kinship rule.
-        role = word if word in KINSHIP_WORDS else role_word(word)
+        role = word if word in KINSHIP_WORDS else role_word(english or word)
         if role not in PEOPLE_ROLES:
             # "my GP": the one person whose stated role is the word.
-            fitting = [n.id for n in same_kind if not n.is_self and role_said(word, n.properties)]
+            fitting = [
+                n.id
+                for n in same_kind
+                if not n.is_self
+                and (
+                    role_said(word, n.properties) or (english and role_said(english, n.properties))
+                )
+            ]
             return _one_or_several(fitting, DESCRIPTION) if fitting else None
         wanted = frozenset({role}) | mention.roles
         # The relation the user has to them, or the role said of them ("my therapist":

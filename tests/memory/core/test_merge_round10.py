@@ -219,3 +219,26 @@ def test_a_bike_is_a_bicycle_or_a_motorbike():
     assert decide("my bike", bikes[:1], kind="THING", roles=[OWNS])[:2] == ("merge", 1)
     pixel = [thing(1, "Pixel 8", OWNS, type="smartphone")]
     assert decide("my phone", pixel, kind="THING", roles=[OWNS])[:2] == ("merge", 1)
+
+
+def test_descriptions_said_in_other_languages():
+    seat = [thing(1, "SEAT Ibiza", OWNS, type="car")]
+    assert decide("mi coche", seat, kind="THING", roles=[OWNS]) == ("merge", 1, "description")
+    phones = [thing(1, "Samsung Galaxy S22", OWNS, type="phone"), thing(2, "iPhone SE", OWNS)]
+    assert decide("mein Handy", phones, kind="THING", roles=[OWNS])[0] == "hold"
+    # People by their trade or their tie, as the Write cases a person's lower-case name.
+    landlord = [node(1, "Don Manuel", "landlord"), node(2, "Jonas Schmidt", "colleague")]
+    assert decide("El Casero", landlord)[:2] == ("merge", 1)
+    assert decide("O Eletricista", [node(1, "Zé", role="eletricista")])[:2] == ("merge", 1)
+    banks = [org(1, "Santander", "bank"), org(2, "ING", "bank")]
+    assert decide("Mi Banco", banks[:1], kind="ORG")[:2] == ("merge", 1)
+    assert decide("El Banco", banks, kind="ORG")[0] == "hold"
+    # A compound's head in another language: a Ferienwohnung is a Wohnung too.
+    flats = [
+        node(1, "Wohnung in Köln", "home", kind="PLACE"),
+        node(2, "Ferienwohnung an der Ostsee", OWNS, kind="PLACE"),
+    ]
+    assert decide("die Wohnung", flats, kind="PLACE")[0] == "hold"
+    # A capital article before words the table does not know is part of a name.
+    assert decide("El Salvador", [node(1, "Salvador", kind="PLACE")], kind="PLACE")[0] != "merge"
+    assert decide("le Roy", [node(1, "Roy")])[2] != "description"
