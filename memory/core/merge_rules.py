@@ -358,7 +358,9 @@ def decide_merge(
          (a person by the user's relation, anything else by the words of its name, aliases
          and properties: ``descriptions``; a person of several words by relations, role,
          place and company; without a determiner, "Leo's teacher", or a common noun said
-         of what the user has a tie to) → merge ("description"); several → hold. EVENT
+         of what the user has a tie to; in Spanish, Portuguese, French, Italian or German,
+         "mi coche", "el casero": ``descriptions.foreign_description``) → merge
+         ("description"); several → hold. EVENT
          also: one occasion of more or fewer people ("Sarah's wedding" / Sarah and Ben's
          wedding) → merge ("possessor");
       3. PERSON only: a kinship word alone ("Mom", "Appa") → the one person the user has
@@ -394,7 +396,9 @@ def decide_merge(
          nor one with a word that makes it another place ("New York" / "York", "Richmond
          Road" / "Richmond": ``_another_place``).
          Among an ORG's or a PLACE's candidates, the user's own employer, school or home
-         named by its first words → merge ("own-place", ``merge_places.own_place``);
+         named by its first words → merge ("own-place", ``merge_places.own_place``); an
+         ORG's or a THING's name typed one letter wrong, the only candidate → merge
+         ("misspelt", ``_misspelt``: Volkswagon / Volkswagen);
       6. a hint naming a same-kind node's name or alias exactly → hold ("hint");
       7. otherwise new ("none").
 
@@ -658,8 +662,8 @@ def _described(s: _Said) -> tuple[list[str], bool]:
     """What a description says the entity is, and whether it was said with a determiner
     or possessive ("my sister"); without one, only what the user has the tie said to
     ("Dublin", moved to, is not the Dublin office the graph holds)."""
-    # "mi coche", "der Vermieter": another language's determiner, lower case; of a person
-    # only a word the table knows ("el casero"), since "le Roy" is a name.
+    # "mi coche", "der Vermieter": another language's determiner (``foreign_description``);
+    # of a person only words the table knows ("el casero"), since "le Roy" is a name.
     described = description_words(s.new) or _foreign_description(s.name, s.kind)
     tied = not described
     described = described or said_without_determiner(
@@ -939,7 +943,7 @@ def _description_verdict(
             # "my watch" is not "Grandad's Omega" — unless the user owns it (inherited).
             and (POSSESSION in n.roles or not someone_elses(new, n.name))
             # A thing said without "my" is one by what it is: "boiler" is not the boiler
-            # service.
+            # cover.
             and (not tied or kind != "THING" or headed_by(described, node_forms(n), n.properties))
         ]
         # Of several that fit, the ones the user's relation picks ("the puppy", the user's
