@@ -737,7 +737,14 @@ def _other_kind(s: _Said) -> MergeVerdict | None:
     # as an OTHER and as a TOPIC: a catch-all kind said of a common noun that is no animal
     # counts as a concept.
     only = others[0]
-    concepts = CONCEPT_KINDS | ({"OTHER"} if _common_other("OTHER", s.name, s.mention) else set())
+    # Whichever side is the OTHER is weighed by its own name: "Yoga" said as a TOPIC, the
+    # stored OTHER written "yoga".
+    other_is_concept = (
+        _common_other(s.kind, s.name, s.mention)
+        if s.kind == "OTHER"
+        else only.kind == "OTHER" and only.name[:1].islower()
+    )
+    concepts = CONCEPT_KINDS | ({"OTHER"} if other_is_concept else set())
     if len(others) == 1 and {s.kind, only.kind} <= concepts and not _animal(only):
         return make_verdict(MERGE, [only.id], CONCEPT_KIND, {only.id: 1.0})
     ids = [n.id for n in others]

@@ -242,3 +242,10 @@ def test_descriptions_said_in_other_languages():
     # A capital article before words the table does not know is part of a name.
     assert decide("El Salvador", [node(1, "Salvador", kind="PLACE")], kind="PLACE")[0] != "merge"
     assert decide("le Roy", [node(1, "Roy")])[2] != "description"
+
+
+def test_a_stored_other_in_lower_case_is_a_concept_whatever_case_it_is_said_in():
+    yoga = [node(1, "yoga", "practises", kind="OTHER")]
+    assert decide("Yoga", yoga, kind="TOPIC") == ("merge", 1, "concept-kind")
+    # A stored OTHER with a capital is a name (a pet's): still asked.
+    assert decide("biscuit", [node(1, "Biscuit", kind="OTHER")], kind="TOPIC")[0] == "hold"
