@@ -24,7 +24,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from memory.core.merge_properties import make_class, species_class
-from memory.core.name_spelling import fold_accents
+from memory.core.name_spelling import FOREIGN_ARTICLES, fold_accents
 from memory.core.person_roles import role_word
 from memory.core.words import COMMON_WORD_ZIPF, STOP_WORDS, word_zipf
 
@@ -41,16 +41,17 @@ __all__ = [
 ]
 
 DETERMINERS = frozenset({"the", "my", "our", "his", "her", "their", "your"})
-# Determiners and possessives of Spanish, Portuguese, French, Italian and German, said in
-# lower case before a description ("mi coche", "o eletricista", "der Vermieter"). Not "a"
-# or "as", which are English words too; a capital one is part of a name (El Salvador).
-_FOREIGN_DETERMINERS = frozenset(
+# Determiners and possessives of Spanish, Portuguese, French, Italian and German said before
+# a description ("mi coche", "o eletricista", "der Vermieter"): the articles said before a
+# name (``name_spelling.FOREIGN_ARTICLES``) but the genitive or plural "des", and the
+# possessives. Not "a" or "as", which are English words too.
+_FOREIGN_DETERMINERS = (FOREIGN_ARTICLES - {"des"}) | frozenset(
     {
-        *("mi", "mis", "tu", "su", "nuestro", "nuestra", "el", "la", "los", "las"),
-        *("o", "os", "meu", "minha", "meus", "minhas", "nosso", "nossa"),
-        *("mon", "ma", "mes", "notre", "le", "les"),
-        *("il", "lo", "mio", "mia", "nostro", "nostra"),
-        *("mein", "meine", "meinen", "unser", "unsere", "der", "die", "das", "den", "dem"),
+        *("mi", "mis", "tu", "su", "nuestro", "nuestra"),
+        *("meu", "minha", "meus", "minhas", "nosso", "nossa"),
+        *("mon", "ma", "mes", "notre"),
+        *("mio", "mia", "nostro", "nostra"),
+        *("mein", "meine", "meinen", "unser", "unsere"),
     }
 )
 _TRANSLATIONS_FILE = Path(__file__).with_name("description_words.txt")
@@ -231,16 +232,20 @@ def fits_description(
     roles = set(roles)
     words = _node_words(forms, properties) | roles
     words |= {w for role in roles for w in _ROLE_WORDS.get(role, ())}
-    return bool(described) and all(
-        w in words
-        or species_class(w) in words
-        or not words.isdisjoint(_SAME_THING.get(w, ()))
-        or english_word(w) in words
-        # A word of another language is also the head of a compound there: a
-        # Ferienwohnung is a Wohnung.
-        or (english_word(w) is not None and any(x.endswith(w) for x in words))
-        for w in described
-    )
+    return bool(described) and all(_fits_word(w, words) for w in described)
+
+
+def _fits_word(word: str, words: set[str]) -> bool:
+    """Whether one word of a description is among a node's words: as itself, as the animal
+    it names, as another word for the same thing, or as its English word."""
+    if word in words or species_class(word) in words:
+        return True
+    if not words.isdisjoint(_SAME_THING.get(word, ())):
+        return True
+    english = english_word(word)
+    # A word of another language is also the head of a compound there: a Ferienwohnung is
+    # a Wohnung.
+    return english is not None and (english in words or any(x.endswith(word) for x in words))
 
 
 # What a person's properties say they are and where: a description of a person is matched

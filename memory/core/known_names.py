@@ -17,7 +17,7 @@ from pathlib import Path
 
 from memory.core.name_spelling import fold_accents
 
-__all__ = ["known_alike", "named_within"]
+__all__ = ["known_alike", "name_key"]
 
 _FILE = Path(__file__).with_name("known_names.txt")
 _WORD = re.compile(r"[^\W_]+")
@@ -26,7 +26,7 @@ _APOSTROPHE = re.compile(r"['’`]")
 _YEAR = re.compile(r"\s+((?:19|20)\d\d)$")
 
 
-def _key(name: str) -> str:
+def name_key(name: str) -> str:
     """Compared without case, accents, apostrophes ("TJ's": tjs), punctuation, "and" or
     "&" (M&S: "m s"), and a leading "the"."""
     text = _APOSTROPHE.sub("", fold_accents(name).casefold())
@@ -47,7 +47,7 @@ def _groups() -> dict[tuple[str, str], frozenset[int]]:
         kinds, _, names = line.partition(":")
         for kind in kinds.split():
             for name in names.split("|"):
-                found.setdefault((kind, _key(name)), set()).add(number)
+                found.setdefault((kind, name_key(name)), set()).add(number)
     return {key: frozenset(lines) for key, lines in found.items()}
 
 
@@ -61,16 +61,8 @@ def known_alike(kind: str, a: str, b: str) -> bool:
     say the same year if either says one ("Deepavali 2023" / Diwali 2023; not "Wiesn 2024"
     / Oktoberfest 2023)."""
     (a, year_a), (b, year_b) = _split_year(a), _split_year(b)
-    ka, kb = _key(a), _key(b)
+    ka, kb = name_key(a), name_key(b)
     if year_a != year_b or not ka or ka == kb:
         return False
     groups = _groups()
     return bool(groups.get((kind, ka), frozenset()) & groups.get((kind, kb), frozenset()))
-
-
-def named_within(short: str, name: str) -> bool:
-    """Whether ``name``'s words start with or contain all of ``short``'s ("Lloyds" in
-    Lloyd's of London): another entity the short name may mean, which the table does not
-    list."""
-    ks, kn = _key(short).split(), _key(name).split()
-    return bool(ks) and any(kn[i : i + len(ks)] == ks for i in range(len(kn) - len(ks) + 1))

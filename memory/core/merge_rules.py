@@ -28,7 +28,7 @@ from memory.core.descriptions import (
 )
 from memory.core.first_names import name_group
 from memory.core.kinship import KINSHIP_WORDS, people_verdict
-from memory.core.known_names import known_alike, named_within
+from memory.core.known_names import known_alike, name_key
 from memory.core.merge_orgs import LEGAL_FORM, org_core_words, same_company
 from memory.core.merge_people import (
     different_people,
@@ -538,7 +538,12 @@ def _known_name(s: _Said) -> MergeVerdict | None:
         return None
     # "Lloyds" with Lloyds Bank and Lloyd's of London: another node the name is part of,
     # which the table does not list, makes it a question.
-    within = [i for i in s.matching(lambda f: named_within(s.name, f)) if i not in known]
+    said = name_key(s.name).split()
+    within = [
+        i
+        for i in s.matching(lambda f: _contains_words(name_key(f).split(), said))
+        if i not in known
+    ]
     if within:
         ids = [*known, *within]
         return make_verdict(HOLD, ids, f"{KNOWN_NAME}-ambiguous", dict.fromkeys(ids, 1.0))

@@ -25,6 +25,7 @@ from functools import lru_cache
 from anyascii import anyascii
 
 __all__ = [
+    "FOREIGN_ARTICLES",
     "fold_accents",
     "has_transliterable_letters",
     "is_latin_word",
@@ -100,7 +101,13 @@ def spelling_keys(norm: str) -> frozenset[str]:
 # "o Nubank". Written in lower case before a word that starts with a capital or a digit: a
 # capital article is part of the name (El Salvador, Los Angeles, Das Boot), a lower-case
 # word after it makes a phrase ("la casa").
-_ARTICLE = re.compile(r"^(?:el|la|los|las|lo|il|le|les|der|die|das|den|dem|des|o|os)\s+")
+FOREIGN_ARTICLES = frozenset(
+    {
+        *("el", "la", "los", "las", "lo", "il", "le", "les", "o", "os"),
+        *("der", "die", "das", "den", "dem", "des"),
+    }
+)
+_ARTICLE = re.compile(rf"^(?:{'|'.join(sorted(FOREIGN_ARTICLES))})\s+")
 
 
 def without_article(name: str) -> str | None:
