@@ -149,9 +149,13 @@ def _person_match(inc: PersonName, form: PersonName) -> str | None:
     if inc.title and len(a) == 1:
         if _surname_of(a[0], b):
             return "title"
-        # "Coach Dave", "Auntie Bisi": a title with a first name (or a form of it).
-        if len(b) >= 2 and (a[0] == b[0] or relate_first_names(a[0], b[0]) == "nickname"):
-            return "first-name"
+        # "Coach Dave", "Auntie Bisi": a title with a first name (or a form of it: "Father
+        # Tom" is Fr. Thomas Keane by the nickname table, and may be Fr. Tomasz Nowak).
+        if len(b) >= 2:
+            if a[0] == b[0]:
+                return "first-name"
+            why = relate_first_names(a[0], b[0])
+            return "first-name" if why == "nickname" else why
         return None
     if form.title and len(b) == 1:
         if _surname_of(b[0], a):
@@ -484,6 +488,10 @@ def _judge_one(
         # good as a contradiction for a title match, which is the weakest evidence of all —
         # a surname. The worst case is a duplicate to merge later, never two identities lost.
         return make_verdict(NEW, [only.id], "title-gender", scores)
+    if rule == "title" and _calling_unknown(inc, only):
+        # "Rabbi Cohen" and David Cohen, a friend from shul: a surname and a calling the user
+        # never gave him. A visiting rabbi is as likely; asked.
+        return make_verdict(HOLD, [only.id], "title-calling", scores)
     if rule != "title":
         near = [
             n
@@ -626,7 +634,32 @@ def _same_role_said(mention: Mention, node: StoredNode) -> bool:
 
 
 # Titles that name a profession: a person the user stored with one is known by it.
-_PROFESSIONS = {"dr": "doctor", "doctor": "doctor", "prof": "professor", "professor": "professor"}
+_DOCTOR = frozenset({"doctor"})
+_PRIEST = frozenset({"priest"})
+_MINISTER = frozenset({"reverend", "vicar", "minister", "priest", "chaplain"})
+# Titles of a calling → the role words a stored person's role may say it with ("Pastor
+# Femi": Femi Adebayo, role "pastor, Jesus House"). A congregation's word: nobody who knows
+# the man otherwise calls him "Father Keane".
+_CALLINGS: dict[str, frozenset[str]] = {
+    **dict.fromkeys(("father", "fr", "padre", "pere", "pater", "ksiadz"), _PRIEST),
+    **dict.fromkeys(("reverend", "rev", "revd", "vicar"), _MINISTER),
+    "pastor": frozenset({"pastor"}),
+    "rabbi": frozenset({"rabbi"}),
+    "imam": frozenset({"imam"}),
+    "deacon": frozenset({"deacon"}),
+    "bishop": frozenset({"bishop"}),
+    "swami": frozenset({"swami"}),
+    "sister": frozenset({"nun"}),
+}
+# Titles that name a profession (a doctor's, a professor's — what colleagues, students and
+# patients call them too) or a calling.
+_PROFESSIONS: dict[str, frozenset[str]] = {
+    "dr": _DOCTOR,
+    "doctor": _DOCTOR,
+    "prof": frozenset({"professor"}),
+    "professor": frozenset({"professor"}),
+    **_CALLINGS,
+}
 
 
 def _picked_by_title(
@@ -648,14 +681,34 @@ def _picked_by_title(
     if not titled:
         # Whose stated role is the profession ("Professor Li": Li Wei, role professor, not
         # Li Na the classmate).
-        titled = [i for i in fitting if role_said(wanted, by_id[i].properties)]
+        titled = [i for i in fitting if any(role_said(w, by_id[i].properties) for w in wanted)]
     if not titled:
         # Known as the user's doctor (HAS_DOCTOR) — when no other candidate has a stated
         # occupation, which may be titled the same (a dentist is a Dr. too).
-        titled = [i for i in fitting if wanted in by_id[i].roles]
+        titled = [i for i in fitting if wanted & by_id[i].roles]
         if any(_has_occupation(by_id[i]) for i in fitting if i not in titled):
             return None
     return titled[0] if len(titled) == 1 else None
+
+
+def _titled_as(node: StoredNode, wanted: frozenset[str]) -> bool:
+    """Whether the user knows someone by a profession: a name titled with it ("Dr. Sunita
+    Rao"), a stated role that says it, or the relation (HAS_DOCTOR)."""
+    return (
+        any(_PROFESSIONS.get(parse_person(f).title) == wanted for f in node_forms(node))
+        or any(role_said(w, node.properties) for w in wanted)
+        or bool(wanted & node.roles)
+    )
+
+
+def _calling_unknown(inc: PersonName, node: StoredNode) -> bool:
+    """A clergy title, said with the surname of someone the user knows otherwise (a friend,
+    a neighbour, a relative) and never by that calling. Not "Dr." nor "Prof.": the boss and
+    the lecturer are called so at work ("Dr. Abebe", Esther Abebe the boss)."""
+    wanted = _CALLINGS.get(inc.title)
+    if wanted is None or not node.roles & PEOPLE_ROLES:
+        return False
+    return not _titled_as(node, wanted)
 
 
 def _picked_by_gender(

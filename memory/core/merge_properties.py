@@ -428,9 +428,10 @@ def make_class(word: str) -> str | None:
 
 
 def role_said(word: str, properties: Mapping[str, object]) -> bool:
-    """Whether a word is one of a person's stated role ("GP", "professor")."""
+    """Whether a word is one of a person's stated role ("GP", "professor"; "pastor" in
+    "pastor, Jesus House")."""
     return any(
-        isinstance(properties.get(key), str) and word in properties[key].lower().split()
+        isinstance(properties.get(key), str) and word in re.findall(r"\w+", properties[key].lower())
         for key in ROLE_KEYS
     )
 

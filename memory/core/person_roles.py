@@ -54,7 +54,7 @@ TITLES: Mapping[str, str] = {
     "mademoiselle": "f",
     "mlle": "f",
     "senor": "m",
-    "sr": "m",
+    "sr": "",
     "senora": "f",
     "sra": "f",
     "senorita": "f",
@@ -88,6 +88,30 @@ TITLES: Mapping[str, str] = {
     "coach": "",
     "pastor": "",
     "rabbi": "",
+    # Clergy as a congregation addresses them ("Father Tom", "Fr. Keane", "Rev. Okonjo",
+    # "Imam Yusuf", "Sister Agnes", "ksiądz Marek", "Padre Miguel"). A priest addressed as
+    # Father is a man, a nun addressed as Sister a woman. "Sr" is no nun's title here: it is
+    # also Señor and Senior, so it says no gender.
+    "father": "m",
+    "fr": "m",
+    "padre": "m",
+    "pere": "m",
+    "pater": "m",
+    "ksiadz": "m",
+    "reverend": "",
+    "rev": "",
+    "revd": "",
+    "vicar": "",
+    "deacon": "",
+    "bishop": "",
+    "imam": "",
+    "sheikh": "",
+    "shaykh": "",
+    "ustaz": "",
+    "ustadh": "",
+    "swami": "",
+    "pandit": "",
+    "sister": "f",
     # Epithets friends give one of two of a name ("Big Mike", "Little Sam"): the first name
     # said with a word before it, as with a title.
     "big": "",
@@ -176,6 +200,7 @@ _KIN = frozenset(
     }
 )
 _PARTNER = frozenset({"partner", "partner_f", "partner_m", "fiance"})
+EX = "ex"
 _SOCIAL = frozenset(
     {
         "friend",
@@ -203,6 +228,10 @@ _SOCIAL = frozenset(
         "assistant",
         "report",
         "supervisor",
+        # A former partner (HAS_EX, "my ex", an ex-wife): no longer the partner, and no
+        # family either; a partner now may be an ex again, and an ex a partner again, so
+        # the two never contradict — but an ex is not a sister.
+        EX,
     }
 )
 # An animal the user keeps (HAS_PET): no person's role fits it (a pet is not a friend).
@@ -308,8 +337,8 @@ def _role(label: str, *, towards_self: bool) -> str | None:
     """The role a relation label gives the other end, relative to the user.
 
     ``user -[HAS_SISTER]-> X`` and ``X -[SISTER_OF]-> user`` both make X the user's
-    "sister"; "former"/"ex" roles (and HAD_X) count as the role; labels that are no role →
-    None."""
+    "sister"; "former"/"ex" roles (and HAD_X) count as the role, but a former partner
+    (HAS_EX, HAS_EX_WIFE) is an ex; labels that are no role → None."""
     word = label.strip().lower().replace("-", "_").replace(" ", "_")
     if word in _SYNONYMS and word in {"works_with", "married_to", "dating"}:
         return _SYNONYMS[word]
@@ -328,6 +357,12 @@ def _role(label: str, *, towards_self: bool) -> str | None:
             return None
         word = word.removeprefix("has_")
     for prefix in ("former_", "ex_", "late_"):
+        if (
+            prefix != "late_"
+            and word.startswith(prefix)
+            and role_word(word[len(prefix) :]) in _PARTNER
+        ):
+            return EX  # HAS_EX_WIFE, HAS_FORMER_PARTNER: an ex, no longer the partner
         word = word.removeprefix(prefix)
     word = role_word(word)
     return word if word in _KIN | _PARTNER | _SOCIAL | _PET else None
@@ -428,9 +463,11 @@ def roles_from_properties(properties: Mapping | None) -> frozenset[str]:
             continue
         word = value.strip().lower().removeprefix("my ").replace("-", "_").replace(" ", "_")
         for prefix in ("former_", "ex_", "late_"):
-            if prefix == "ex_" and role_word(word.removeprefix(prefix)) in _PARTNER:
-                # An ex-husband is no longer the partner: said of him, it is no role that
-                # a partner now could share (a new boyfriend of the same name).
+            former = word.startswith(prefix) and prefix != "late_"
+            if former and role_word(word[len(prefix) :]) in _PARTNER:
+                # An ex-husband is no longer the partner: an ex (a new boyfriend of the
+                # same name is not him).
+                word = EX
                 break
             word = word.removeprefix(prefix)
         word = role_word(word)

@@ -20,7 +20,7 @@ from tests.memory.core.merge_helpers import decide, node
         ({"role": "my stepdad"}, {"stepfather"}),
         ({"relation": "Step-Brother"}, {"stepbrother"}),
         ({"role": "former colleague"}, {"colleague"}),
-        ({"role": "ex-husband"}, set()),  # no longer the partner
+        ({"role": "ex-husband"}, {"ex"}),  # no longer the partner: an ex
         ({"role": "sales rep"}, set()),  # an occupation is no role for the user
         ({"age": 6}, {MINOR}),
         ({"age": "9", "role": "neighbour"}, {MINOR, "neighbour"}),

@@ -1,0 +1,91 @@
+"""Round 11 of the naming rules (session 21): clergy as their congregations address them
+("Father Tom", "Rev. Okonjo", "Pastor Femi", "Sister Agnes") and the user's exes (HAS_EX,
+"my ex") — an ex is no longer the partner, and picks between two people of one name."""
+
+from memory.core.person_names import parse_person
+from memory.core.person_roles import gender_of, roles_from_properties, roles_from_relations
+from tests.memory.core.merge_helpers import decide, node
+
+
+def test_clergy_titles_are_titles_and_father_and_sister_say_a_gender():
+    assert parse_person("fr. marek nowak").title == "fr"
+    assert parse_person("fr. marek nowak").words == ("marek", "nowak")
+    assert parse_person("sister agnes").title == "sister"
+    assert gender_of((), titles=["father"]) == "m"
+    assert gender_of((), titles=["sister"]) == "f"
+    # "Sr" is Señor, Senior and Sister: no gender.
+    assert gender_of((), titles=["sr"]) == ""
+
+
+def test_a_clergy_title_and_a_first_name_reach_its_full_name_by_the_nickname_table():
+    keane = node(1, "Fr. Thomas Keane", role="parish priest")
+    assert decide("Father Tom", [keane]) == ("merge", 1, "first-name")
+    # Tom may be Tomasz too: both priests are asked about, never one guessed.
+    nowak = node(2, "Fr. Tomasz Nowak", role="priest")
+    assert decide("Father Tom", [keane, nowak])[0] == "hold"
+
+
+def test_a_first_name_of_a_priest_and_of_a_friend_is_asked():
+    priest = node(1, "Fr. Marek Nowak", role="priest, Polish Catholic Mission")
+    friend = node(2, "Marek Zieliński", "friend", note="five-a-side on Tuesdays")
+    assert decide("Marek", [priest, friend])[0] == "hold"
+    # Said with the title (in Polish), it is the priest.
+    assert decide("ksiądz Marek", [priest, friend])[:2] == ("merge", 1)
+
+
+def test_the_title_picks_the_one_whose_stated_role_is_that_calling():
+    pastor = node(1, "Femi Adebayo", role="pastor, Jesus House")
+    friend = node(2, "Femi Ojo", "friend", note="football on Sundays")
+    assert decide("Pastor Femi", [pastor, friend]) == ("merge", 1, "title")
+    rabbi = node(1, "Rabbi Miriam Cohen", role="rabbi, Beth Shalom")
+    congregant = node(2, "David Cohen", "friend", note="from shul")
+    assert decide("Rabbi Cohen", [rabbi, congregant])[:2] == ("merge", 1)
+
+
+def test_a_calling_never_given_to_a_friend_of_that_surname_is_asked():
+    congregant = node(1, "David Cohen", "friend", note="from shul, plays chess")
+    assert decide("Rabbi Cohen", [congregant]) == ("hold", None, "title-calling")
+    # A stated calling is known: merged.
+    known = node(1, "Michael Okonjo", "friend", role="vicar")
+    assert decide("Reverend Okonjo", [known])[:2] == ("merge", 1)
+    # Doctors and professors are called so at work: the boss Dr. Abebe is Esther Abebe.
+    boss = node(1, "Esther Abebe", "boss")
+    assert decide("Dr. Abebe", [boss])[:2] == ("merge", 1)
+
+
+def test_a_gendered_title_rules_out_the_priest():
+    priest = node(1, "Father Brian O'Connell", role="parish priest")
+    friend = node(2, "Siobhan O'Connell", "friend", note="does the flowers")
+    assert decide("Mrs O'Connell", [priest, friend])[:2] == ("merge", 2)
+
+
+def test_an_ex_is_a_role_of_its_own():
+    assert roles_from_relations([("HAS_EX", False)]) == {"ex"}
+    assert roles_from_relations([("HAS_EX_WIFE", False)]) == {"ex"}
+    assert roles_from_relations([("HAS_FORMER_PARTNER", False)]) == {"ex"}
+    # A late husband is still the husband; a former boss still a boss.
+    assert roles_from_relations([("HAS_LATE_HUSBAND", False)]) == {"partner_m"}
+    assert roles_from_relations([("HAS_EX_BOSS", False)]) == {"boss"}
+    assert roles_from_properties({"role": "my ex-girlfriend"}) == {"ex"}
+    assert roles_from_properties({"role": "partner"}) == {"partner"}
+
+
+def test_the_relation_picks_the_partner_or_the_ex_of_one_first_name():
+    ex = node(1, "Sam Taylor", "ex")
+    partner = node(2, "Sam Okoro", "partner")
+    assert decide("Sam", [ex, partner], roles=["partner"])[:2] == ("merge", 2)
+    assert decide("Sam", [ex, partner], roles=["ex"])[:2] == ("merge", 1)
+    assert decide("Sam", [ex, partner])[0] == "hold"
+
+
+def test_my_ex_is_the_one_ex():
+    ex = node(1, "Jordan Blake", "ex")
+    partner = node(2, "Alex Moore", "partner")
+    assert decide("my ex", [ex, partner])[:2] == ("merge", 1)
+    two = [ex, node(3, "Chris Lane", "ex")]
+    assert decide("my ex", two)[0] != "merge"
+
+
+def test_an_ex_is_no_sister():
+    sister = node(1, "Natasha Orlova", "sister")
+    assert decide("Natasha", [sister], roles=["ex"])[0] == "new"
