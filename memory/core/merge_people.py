@@ -16,6 +16,7 @@ from rapidfuzz.distance import Levenshtein
 from memory.core.first_names import is_given_name
 from memory.core.merge_properties import (
     ROLE_KEYS,
+    context_shared,
     role_said,
     roles_differ,
     said_elsewhere,
@@ -114,6 +115,7 @@ BY_ROLE = "-by-role"
 BY_PLACE = "-by-place"
 BY_AFFILIATION = "-by-affiliation"
 BY_AGE = "-by-age"
+BY_CONTEXT = "-by-context"
 # Ages further apart than this are not one person's as said at two times.
 _AGE_SLACK = 2
 _TITLE_WORDS = frozenset(TITLES)
@@ -462,6 +464,13 @@ def _pick_among(
     picked = picked_by_stated_role(fitting, by_id, mention)
     if picked is not None:
         return make_verdict(MERGE, [picked], found[picked] + BY_ROLE, {picked: scores[picked]})
+    picked = _picked_by_context(fitting, by_id, mention)
+    if picked is not None and _PERSON_RANK[found[picked]] <= min(
+        _PERSON_RANK[why] for i, why in found.items() if i != picked
+    ):
+        # ... when the name reaches it no less surely than any other (not Fr. Tomasz by a
+        # clipped "Tom" over Fr. Thomas by the nickname table).
+        return make_verdict(MERGE, [picked], found[picked] + BY_CONTEXT, {picked: scores[picked]})
     rule = min(found.values(), key=_PERSON_RANK.__getitem__)
     return make_verdict(HOLD, fitting, f"{rule}-ambiguous", scores)
 
@@ -598,6 +607,20 @@ def _picked_by_affiliation(
     the colleague, of whom no company is known), when no other is known to be of it."""
     same = [i for i in fitting if said_same_affiliation(mention.properties, by_id[i].properties)]
     return same[0] if len(same) == 1 else None
+
+
+def _picked_by_context(
+    fitting: list[int], by_id: dict[int, StoredNode], mention: Mention
+) -> int | None:
+    """The one candidate of whom the graph holds something that what is said now repeats,
+    when it holds nothing of the kind of any other and every other is known to the user as
+    something ("Ravi", who asked the user to foster two kittens: Ravi Kapoor, foster
+    coordinator, not Ravi Menon from badminton). Someone known by nothing may be anyone."""
+    same = [i for i in fitting if context_shared(mention.properties, by_id[i].properties)]
+    if len(same) != 1:
+        return None
+    others = [by_id[i] for i in fitting if i != same[0]]
+    return same[0] if all(n.roles or n.properties for n in others) else None
 
 
 def picked_by_stated_role(

@@ -19,12 +19,13 @@ from memory.core.merge_places import is_acronym_of
 from memory.core.name_spelling import fold_accents
 from memory.core.person_roles import PEOPLE_ROLES, stated_age
 from memory.core.place_names import country_iso, state_country
-from memory.core.words import STOP_WORDS
+from memory.core.words import STOP_WORDS, content_words, word_zipf
 
 __all__ = [
     "PROPERTIES_DIFFER",
     "ROLE_DIFFERS",
     "affiliation_differs",
+    "context_shared",
     "distinguishing_label",
     "identified_by",
     "make_class",
@@ -342,6 +343,32 @@ def said_same_affiliation(said: Mapping[str, object], stored: Mapping[str, objec
     """Whether a company, school, course or team is stated on both sides, and every one
     stated on both agrees ("Ravi" at Infosys, Ravi Menon of Infosys)."""
     return _stated_alike(_AFFILIATION_KEYS, said, stored)
+
+
+# Words of what was said about someone that single out nothing: how the user knows people,
+# and words this common (wordfreq's Zipf scale, "today" 5.6, "work" 6.0) — "Sunday" (5.0),
+# "church" (4.9), "climbing" (4.1) and "hostel" (3.4) are kept.
+_CONTEXT_ZIPF = 5.2
+_CONTEXT_NOISE = PEOPLE_ROLES | {"met", "told", "said", "says", "came", "went", "asked"}
+
+
+def _context(properties: Mapping[str, object]) -> set[str]:
+    words = set()
+    for value in properties.values():
+        if not isinstance(value, str):
+            continue
+        for word in content_words(fold_accents(value)):
+            if word.isdigit() or word in _CONTEXT_NOISE or word_zipf(word) > _CONTEXT_ZIPF:
+                continue
+            words.add(word[:-1] if len(word) > 4 and word.endswith("s") else word)
+    return words
+
+
+def context_shared(said: Mapping[str, object], stored: Mapping[str, object]) -> bool:
+    """Whether what is said of someone now and what the graph holds about them share a word
+    that says something ("the Aussie from the Hanoi hostel" / "Aussie I met at a hostel in
+    Hanoi"; "rosary group on Wednesday" / "leads the rosary group"), plurals folded."""
+    return bool(_context(said) & _context(stored))
 
 
 def with_named_type(kind: str, name: str, properties: Mapping[str, object]) -> Mapping[str, object]:

@@ -43,7 +43,8 @@ class MergeDecision(models.Model):
     )
     status = models.CharField(max_length=16, choices=MergeStatus.choices)
     kind = models.CharField(max_length=16)
-    rule = models.CharField(max_length=32)
+    # The rule that decided, with what picked or held it ("first-name-by-context-role-differs").
+    rule = models.CharField(max_length=64)
     reason = models.TextField(blank=True)
     score = models.FloatField(null=True, blank=True)
     proposed = models.JSONField(default=dict)

@@ -89,3 +89,33 @@ def test_my_ex_is_the_one_ex():
 def test_an_ex_is_no_sister():
     sister = node(1, "Natasha Orlova", "sister")
     assert decide("Natasha", [sister], roles=["ex"])[0] == "new"
+
+
+def test_what_the_graph_holds_of_one_of_several_picks_it():
+    coordinator = node(1, "Ravi Kapoor", role="foster coordinator at Paws & Claws")
+    friend = node(2, "Ravi Menon", "friend", note="badminton")
+    said = {"note": "asked me to foster two kittens"}
+    assert decide("Ravi", [coordinator, friend], **said) == ("merge", 1, "first-name-by-context")
+    # Nothing repeated, or common words only ("went", "today"): asked.
+    assert decide("Ravi", [coordinator, friend], note="came round today")[0] == "hold"
+    # Plurals fold: "kittens" is "kitten".
+    kitten = node(1, "Ravi Kapoor", note="fostering a kitten")
+    assert decide("Ravi", [kitten, friend], **said)[:2] == ("merge", 1)
+
+
+def test_context_does_not_pick_over_someone_known_by_nothing_or_a_surer_name():
+    coordinator = node(1, "Ravi Kapoor", role="foster coordinator at Paws & Claws")
+    stranger = node(2, "Ravi Menon")
+    assert decide("Ravi", [coordinator, stranger], note="asked me to foster")[0] == "hold"
+    # "Tom" is Fr. Thomas by the nickname table and Fr. Tomasz only clipped: the mass both
+    # say is no reason to take the weaker reading.
+    thomas = node(1, "Fr. Thomas Keane", role="parish priest")
+    tomasz = node(2, "Fr. Tomasz Nowak", role="says the Polish mass")
+    assert decide("Father Tom", [thomas, tomasz], note="said hello after mass")[0] == "hold"
+
+
+def test_a_rule_with_what_picked_it_and_what_held_it_fits_the_decision_record():
+    from memory.models import MergeDecision
+
+    longest = "transliteration-by-affiliation-role-differs"
+    assert len(longest) <= MergeDecision._meta.get_field("rule").max_length
