@@ -9,6 +9,7 @@ names are in ``person_names``, ``first_names`` and ``person_roles``; this module
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Sequence
 
 from rapidfuzz.distance import Levenshtein
@@ -497,6 +498,10 @@ def _judge_one(
         # good as a contradiction for a title match, which is the weakest evidence of all —
         # a surname. The worst case is a duplicate to merge later, never two identities lost.
         return make_verdict(NEW, [only.id], "title-gender", scores)
+    if rule == "first-name" and not inc.title and not mention.roles and _known_by_calling(only):
+        # "Miriam", with Rabbi Miriam Cohen: her congregation says "Rabbi"; a Miriam met at
+        # pilates is as likely. Asked.
+        return make_verdict(HOLD, [only.id], "first-name-calling", scores)
     if rule == "title" and _calling_unknown(inc, only):
         # "Rabbi Cohen" and David Cohen, a friend from shul: a surname and a calling the user
         # never gave him. A visiting rabbi is as likely; asked.
@@ -516,10 +521,36 @@ def _judge_one(
                 # "Rob", the friend: Robert the friend, not Bob the neighbour — the relation
                 # settles what the name leaves open.
                 return make_verdict(MERGE, [only.id], rule + BY_ROLE, {only.id: scores[only.id]})
+        if len(inc.words) == 1:
+            # "Kat", with Kat Reyes and the user "cozycornerkat" (a handle with her name in
+            # it, of the server's owner): either.
+            near += [n for n in same_kind if n.id != only.id and _handle_with(inc.words[0], n)]
         if near:
             scores.update({n.id: best_similarity(new, n) for n in near})
             return make_verdict(HOLD, [only.id, *(n.id for n in near)], f"{rule}-near-tie", scores)
     return make_verdict(MERGE, [only.id], rule, scores)
+
+
+def _known_by_calling(node: StoredNode) -> bool:
+    """Whether every name the user has for someone carries a clergy title (Rabbi Miriam
+    Cohen, Fr. Marek Nowak)."""
+    return all(parse_person(f).title in _CALLINGS for f in node_forms(node))
+
+
+# A user name on a platform: one word of letters, digits and "_" or ".", in lower case or
+# with a digit or "_" in it (cozycornerkat, dragonfly_88, NightOwl_Lena) — not a name.
+_HANDLE = re.compile(r"^(?=.*[a-z])[a-z0-9_.]+$|^(?=.*[\d_])[A-Za-z0-9_.]+$")
+_HANDLE_NAME_MIN = 3
+
+
+def _handle_with(first: str, node: StoredNode) -> bool:
+    """Whether a stored person is known by a handle with the first name said in it."""
+    if len(first) < _HANDLE_NAME_MIN or node.is_self:
+        return False
+    return any(
+        _HANDLE.match(name) and first in name.lower() and name.lower() != first
+        for name in (node.name, *node.aliases)
+    )
 
 
 def _first_name(node: StoredNode) -> str:

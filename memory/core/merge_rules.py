@@ -560,7 +560,33 @@ def _spelling(s: _Said) -> MergeVerdict | None:
     spelled = s.matching(
         lambda f: bool(keys & spelling_keys(f)) or (s.kind != "PERSON" and same_letters(s.new, f))
     )
+    if spelled and s.kind in DESCRIBED_KINDS:
+        described = _described_not_named(s)
+        if described:
+            # "the shelter": Shelter the charity by its name — or, said in lower case, the
+            # homeless shelter the user volunteers at. Both are asked about.
+            also = [
+                n.id
+                for n in s.same_kind
+                if n.id not in spelled
+                and fits_description(described, [n.name, *n.aliases], n.properties, n.roles)
+            ]
+            if also:
+                scores = {i: 1.0 for i in [*spelled, *also]}
+                return make_verdict(HOLD, [*spelled, *also], f"{SPELLING}-or-description", scores)
     return _one_or_several(spelled, SPELLING) if spelled else None
+
+
+def _described_not_named(s: _Said) -> tuple[str, ...]:
+    """The words of a name of common words after "the" ("the shelter", or "The Shelter" as
+    the Write capitalises an organisation's lower-case name): a description as much as a
+    name. () for anything else ("Shelter", "the Cozy Corner")."""
+    words = s.new.split()
+    if len(words) < 2 or words[0] != "the":
+        return ()
+    if any(word_zipf(w) < COMMON_WORD_ZIPF for w in words[1:] if w not in STOP_WORDS):
+        return ()
+    return description_words(s.new)
 
 
 def _number(s: _Said) -> MergeVerdict | None:

@@ -119,3 +119,38 @@ def test_a_rule_with_what_picked_it_and_what_held_it_fits_the_decision_record():
 
     longest = "transliteration-by-affiliation-role-differs"
     assert len(longest) <= MergeDecision._meta.get_field("rule").max_length
+
+
+def test_a_first_name_alone_for_someone_known_only_by_a_clergy_title_is_asked():
+    rabbi = node(1, "Rabbi Miriam Cohen", role="rabbi, Beth Shalom")
+    assert decide("Miriam", [rabbi], note="chatted after pilates") == (
+        "hold",
+        None,
+        "first-name-calling",
+    )
+    # Not someone the user simply calls by a title of respect.
+    assert decide("Miriam", [node(1, "Miriam Cohen", role="rabbi")])[0] == "merge"
+
+
+def test_a_first_name_inside_a_stored_handle_makes_a_question():
+    flatmate = node(1, "Kat Reyes", "friend", note="flatmate")
+    owner = node(2, "cozycornerkat", note="owner of the Cozy Corner server")
+    assert decide("Kat", [flatmate, owner])[0] == "hold"
+    assert decide("Kat", [flatmate])[:2] == ("merge", 1)
+    # A name is no handle: Bob Katz, written as a name, has "kat" in it and is no question.
+    assert decide("Kat", [flatmate, node(3, "Bob Katz", "colleague")])[:2] == ("merge", 1)
+
+
+def test_the_lower_case_word_for_a_kind_of_place_and_a_charity_of_that_name_are_asked():
+    shelter = node(1, "Shelter", kind="ORG", type="housing charity")
+    mungos = node(2, "St Mungo's", "volunteer", kind="ORG", type="homeless shelter")
+    assert decide("the shelter", [shelter, mungos], kind="ORG") == (
+        "hold",
+        None,
+        "spelling-or-description",
+    )
+    # Only the charity: its name.
+    assert decide("the shelter", [shelter], kind="ORG")[:2] == ("merge", 1)
+    # A name that is no common word stays a name.
+    cozy = [node(1, "Cozy Corner", kind="ORG"), node(2, "The Nook", kind="ORG", type="corner")]
+    assert decide("the Cozy Corner", cozy, kind="ORG")[:2] == ("merge", 1)
