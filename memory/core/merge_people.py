@@ -48,6 +48,7 @@ from memory.core.person_forms import (
     by_junior,
     by_syllable,
     gendered_surname,
+    lone_transliterated,
     middle_names,
     same_rest,
     surname_alone,
@@ -158,7 +159,8 @@ def _person_match(inc: PersonName, form: PersonName) -> str | None:
             if a[0] == b[0]:
                 return "first-name"
             why = relate_first_names(a[0], b[0])
-            return "first-name" if why == "nickname" else why
+            # "отец Алексей": Father Alexei Ivanov, the first name in another script.
+            return ("first-name" if why == "nickname" else why) or lone_transliterated(a, b)
         return None
     if form.title and len(b) == 1:
         if _surname_of(b[0], a):
@@ -167,7 +169,7 @@ def _person_match(inc: PersonName, form: PersonName) -> str | None:
         if len(a) >= 2 and (a[0] == b[0] or relate_first_names(a[0], b[0]) == "nickname"):
             return "first-name"
         return None
-    across = transliterated(a, b)
+    across = transliterated(a, b) or lone_transliterated(a, b)
     if across is not None:
         return across
     if (len(a) == 1) != (len(b) == 1):
@@ -696,6 +698,7 @@ _MINISTER = frozenset({"reverend", "vicar", "minister", "priest", "chaplain"})
 # the man otherwise calls him "Father Keane".
 _CALLINGS: dict[str, frozenset[str]] = {
     **dict.fromkeys(("father", "fr", "padre", "pere", "pater", "ksiadz"), _PRIEST),
+    **dict.fromkeys(("πατηρ", "πατερ", "отец"), _PRIEST),
     **dict.fromkeys(("reverend", "rev", "revd", "vicar"), _MINISTER),
     "pastor": frozenset({"pastor"}),
     "rabbi": frozenset({"rabbi"}),

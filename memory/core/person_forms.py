@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 
+from anyascii import anyascii
 from rapidfuzz.distance import OSA
 
 from memory.core.first_names import is_given_name, name_gender
@@ -20,7 +21,9 @@ from memory.core.name_spelling import (
     name_parts,
     name_words,
     romanised_alike,
+    transliteration_key,
 )
+from memory.core.person_names import NICKNAME, relate_first_names
 from memory.core.words import word_zipf
 
 __all__ = [
@@ -34,6 +37,7 @@ __all__ = [
     "by_junior",
     "by_syllable",
     "gendered_surname",
+    "lone_transliterated",
     "middle_names",
     "same_rest",
     "surname_alone",
@@ -78,6 +82,23 @@ def transliterated(a: tuple[str, ...], b: tuple[str, ...]) -> str | None:
     for cyr, lat in ((a, b), (b, a)):
         if has_transliterable_letters("".join(cyr)) and all(is_latin_word(w) for w in lat):
             return TRANSLITERATION if romanised_alike(cyr, lat) else None
+    return None
+
+
+def lone_transliterated(a: tuple[str, ...], b: tuple[str, ...]) -> str | None:
+    """A lone first name in Cyrillic or Greek letters and a full name in Latin ones whose
+    first name it is once romanised (Γιάννης / Yiannis Kostopoulos, Алексей / Alexei
+    Smirnov), or a nickname of it in the tables (Дима / Dmitri Volkov) → "first-name", as
+    the same said in Latin letters would be. Two lone names stay apart (``transliterated``)."""
+    for cyr, lat in ((a, b), (b, a)):
+        if len(cyr) != 1 or not has_transliterable_letters(cyr[0]):
+            continue
+        if len(lat) < 2 or not all(is_latin_word(w) for w in lat):
+            return None
+        if transliteration_key(cyr[0]) == transliteration_key(lat[0]):
+            return "first-name"
+        nickname = relate_first_names(anyascii(cyr[0]).lower(), lat[0]) == NICKNAME
+        return "first-name" if nickname else None
     return None
 
 

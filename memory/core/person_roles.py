@@ -112,6 +112,10 @@ TITLES: Mapping[str, str] = {
     "swami": "",
     "pandit": "",
     "sister": "f",
+    # ... and in Greek and Russian, as the name is written there (accents folded).
+    "πατηρ": "m",
+    "πατερ": "m",
+    "отец": "m",
     # Epithets friends give one of two of a name ("Big Mike", "Little Sam"): the first name
     # said with a word before it, as with a title.
     "big": "",

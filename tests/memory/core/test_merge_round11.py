@@ -154,3 +154,22 @@ def test_the_lower_case_word_for_a_kind_of_place_and_a_charity_of_that_name_are_
     # A name that is no common word stays a name.
     cozy = [node(1, "Cozy Corner", kind="ORG"), node(2, "The Nook", kind="ORG", type="corner")]
     assert decide("the Cozy Corner", cozy, kind="ORG")[:2] == ("merge", 1)
+
+
+def test_a_lone_first_name_in_greek_or_cyrillic_reaches_the_latin_full_name():
+    yiannis = node(1, "Yiannis Kostopoulos", "friend", note="penpal in Athens")
+    assert decide("Γιάννης", [yiannis]) == ("merge", 1, "first-name")
+    # A nickname of it in the tables, once romanised: Дима is Dmitri.
+    dmitri = node(1, "Dmitri Volkov", "friend")
+    assert decide("Дима", [dmitri])[:2] == ("merge", 1)
+    # Another name (Γιάννα, Gianna, a woman's) is not his.
+    assert decide("Γιάννα", [yiannis])[0] == "new"
+    # Two lone first names in two scripts stay apart, as before.
+    assert decide("Γιάννης", [node(1, "Yiannis", "friend")])[0] == "new"
+
+
+def test_a_clergy_title_in_greek_or_russian_with_the_first_name():
+    georgios = node(1, "Father Georgios Papadopoulos", role="priest")
+    assert decide("Πατήρ Γεώργιος", [georgios])[:2] == ("merge", 1)
+    alexei = node(1, "Father Alexei Ivanov", role="priest")
+    assert decide("отец Алексей", [alexei])[:2] == ("merge", 1)
