@@ -69,12 +69,15 @@ from memory.core.merge_types import (
     node_forms,
 )
 from memory.core.name_heads import (
+    EVENT_HEAD,
     KIND_WORD,
     KIND_WORDS,
     POSSESSOR,
     WORD_ORDER,
+    event_head,
     in_another_order,
     one_occasion,
+    one_occasion_said_otherwise,
     with_kind_word,
 )
 from memory.core.name_spelling import (
@@ -685,8 +688,19 @@ def _occasion(s: _Said) -> MergeVerdict | None:
     ordered = s.matching(lambda f: in_another_order(s.new, f))
     if ordered:
         return _one_or_several(ordered, WORD_ORDER)
-    owned = s.matching(lambda f: one_occasion(s.new, f))
-    return _one_or_several(owned, POSSESSOR) if owned else None
+    owned = s.matching(
+        lambda f: (
+            one_occasion(s.new, f) or one_occasion_said_otherwise(s.new, f, s.mention.properties)
+        )
+    )
+    if owned:
+        return _one_or_several(owned, POSSESSOR)
+    if s.name[:1].isupper() and word_zipf(s.new) < COMMON_WORD_ZIPF:
+        return None  # a name ("Coachella"), not a common noun for a kind of event
+    headed = [
+        n.id for n in s.same_kind if any(event_head(s.new, f, n.properties) for f in node_forms(n))
+    ]
+    return _one_or_several(headed, EVENT_HEAD) if headed else None
 
 
 def _described(s: _Said) -> tuple[list[str], bool]:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Mapping
 
 from memory.core.name_spelling import fold_accents
 from memory.core.words import STOP_WORDS
@@ -21,6 +22,7 @@ from memory.core.words import STOP_WORDS
 KIND_WORD = "kind-word"
 WORD_ORDER = "word-order"
 POSSESSOR = "possessor"
+EVENT_HEAD = "event-head"
 
 _ORG_WORDS = frozenset(
     {
@@ -95,6 +97,98 @@ def one_occasion(a: str, b: str) -> bool:
     if pa is None or pb is None or pa[1] != pb[1] or pa[0] == pb[0]:
         return False
     return pa[0] < pb[0] or pb[0] < pa[0]
+
+
+# Words for one kind of occasion: someone's "birthday party" is their "30th" or, for a
+# Filipina's eighteenth, her "debut"; a "leaving do" is a "farewell party" or a "send-off".
+# A bare "party" is any party and is in none.
+_OCCASIONS: tuple[frozenset[str], ...] = (
+    frozenset(
+        {"birthday", "birthday party", "bday", "birthday do", "birthday dinner", "debut"}
+        | {"quinceanera", "sweet sixteen", "bar mitzvah", "bat mitzvah"}
+    ),
+    frozenset(
+        {"leaving do", "leaving party", "leaving drinks", "farewell", "farewell party"}
+        | {"farewell dinner", "send-off", "send off", "sendoff"}
+    ),
+    frozenset({"wedding", "shaadi", "nikah", "wedding reception", "wedding party"}),
+    frozenset({"funeral", "funeral service"}),
+    frozenset({"housewarming", "housewarming party", "house warming"}),
+    frozenset({"hen do", "hen party", "hen night", "bachelorette", "bachelorette party"}),
+    frozenset({"stag do", "stag party", "stag night", "bachelor party"}),
+    frozenset({"engagement party", "engagement do"}),
+    frozenset({"baby shower", "gender reveal"}),
+)
+# Birthdays of one age, named for it: a Filipina's debut at 18, a quinceañera at 15.
+_AGED = {"debut": 18, "quinceanera": 15, "sweet sixteen": 16, "bar mitzvah": 13}
+# "30th", "18th birthday", "21st party": a birthday of that age.
+_ORDINAL = re.compile(r"^(\d+)(?:st|nd|rd|th)(?: (?:birthday|bday))?(?: (?:party|do|dinner))?$")
+
+
+def _occasion_of(event: tuple[str, ...]) -> tuple[int, int | None] | None:
+    """(the class of occasion, the age for a birthday said by its ordinal) — None when the
+    words are no occasion of ``_OCCASIONS``."""
+    said = " ".join(event)
+    age = _ORDINAL.match(said)
+    if age:
+        return 0, int(age.group(1))
+    if said in _AGED:
+        return 0, _AGED[said]
+    for i, words in enumerate(_OCCASIONS):
+        if said in words:
+            return i, None
+    return None
+
+
+# What says when an event is: a birthday said without its age is one of many.
+_WHEN_KEYS = ("occurred", "date", "year", "when", "month")
+
+
+def one_occasion_said_otherwise(a: str, b: str, said: Mapping[str, object]) -> bool:
+    """Whether two event names are one person's occasion in two words for it ("ollie's
+    birthday party" / "ollie's 30th", "sven's farewell party" / "sven's leaving do"): the
+    same people before the possessive, the words after it of one class of occasion. A
+    birthday comes every year: two ages said must be one, and a birthday said without its
+    age needs a time said (``said``: a year, a date — the guards on when events happened
+    then compare them) or the age in its notes ("his 30th") — else "Mom's birthday party"
+    may be this year's, not the 60th stored."""
+    pa, pb = _possessor_and_event(a), _possessor_and_event(b)
+    if pa is None or pb is None or pa[0] != pb[0] or pa[1] == pb[1]:
+        return False
+    oa, ob = _occasion_of(pa[1]), _occasion_of(pb[1])
+    if oa is None or ob is None or oa[0] != ob[0]:
+        return False
+    if oa[0] != 0 or (oa[1] is not None and ob[1] is not None):
+        return oa[1] == ob[1]
+    age = oa[1] if oa[1] is not None else ob[1]
+    if age is None or any(said.get(key) for key in _WHEN_KEYS):
+        return True
+    text = " ".join(v for v in said.values() if isinstance(v, str)).lower()
+    return re.search(rf"\b{age}(?:st|nd|rd|th)\b", text) is not None
+
+
+_DAYS = "monday|tuesday|wednesday|thursday|friday|saturday|sunday"
+# What says an event comes round again: "every Saturday", "weekly", "Tuesdays", "annual".
+_RECURRING = re.compile(
+    rf"\b(?:every|each|weekly|fortnightly|monthly|annual|annually|yearly|(?:{_DAYS})s)\b"
+)
+_WEEKDAY = re.compile(rf"^(?:{_DAYS}) ")
+
+
+def event_head(said: str, stored: str, properties: Mapping[str, object]) -> bool:
+    """Whether an event said by a noun alone ("parkrun", "five-a-side") is a stored event
+    that comes round again (said so in its properties, or named by its weekday), named by
+    that noun with words before it ("bushy parkrun": every Saturday; "tuesday five-a-side")
+    — the user's own, as "my car" is the car they own. Not someone's ("mia's birthday"), and
+    not one occurrence: "bowl" is no "painted bowl", "class" no "pottery class"."""
+    if not said or " " in said or _POSSESSED.match(stored) or not stored.endswith(" " + said):
+        return False
+    if _WEEKDAY.match(stored):
+        return True
+    return any(
+        isinstance(v, str) and _RECURRING.search(fold_accents(v).lower())
+        for v in properties.values()
+    )
 
 
 def in_another_order(a: str, b: str) -> bool:

@@ -173,3 +173,49 @@ def test_a_clergy_title_in_greek_or_russian_with_the_first_name():
     assert decide("Πατήρ Γεώργιος", [georgios])[:2] == ("merge", 1)
     alexei = node(1, "Father Alexei Ivanov", role="priest")
     assert decide("отец Алексей", [alexei])[:2] == ("merge", 1)
+
+
+def event(node_id, name, **properties):
+    return node(node_id, name, kind="EVENT", **properties)
+
+
+def test_one_persons_occasion_in_another_word_for_it():
+    leaving = [event(1, "Sven's leaving do")]
+    assert decide("Sven's farewell party", leaving, kind="EVENT") == ("merge", 1, "possessor")
+    # Someone else's is not it, nor another kind of occasion.
+    assert decide("Ana's farewell party", leaving, kind="EVENT")[0] == "new"
+    assert decide("Sven's wedding", leaving, kind="EVENT")[0] == "new"
+    # A debut is an 18th birthday, a quinceañera a 15th.
+    debut = [event(1, "Bea's debut")]
+    assert decide("Bea's 18th birthday", debut, kind="EVENT")[:2] == ("merge", 1)
+    assert decide("Bea's 21st birthday", debut, kind="EVENT")[0] == "new"
+
+
+def test_a_birthday_without_its_age_needs_a_time_or_the_age_said():
+    stored = [event(1, "Ollie's 30th", year="2023")]
+    # A birthday comes every year: which one is unknown.
+    assert decide("Ollie's birthday party", stored, kind="EVENT")[0] == "new"
+    assert decide("Ollie's birthday party", stored, kind="EVENT", note="his 30th")[:2] == (
+        "merge",
+        1,
+    )
+    assert decide("Ollie's birthday party", stored, kind="EVENT", year="2023")[:2] == (
+        "merge",
+        1,
+    )
+    assert decide("Ollie's 31st", stored, kind="EVENT")[0] == "new"
+
+
+def test_an_event_that_comes_round_again_said_by_its_noun_alone():
+    parkrun = event(1, "Bushy parkrun", note="every Saturday")
+    assert decide("parkrun", [parkrun], kind="EVENT") == ("merge", 1, "event-head")
+    weekly = event(2, "Tuesday five-a-side")
+    assert decide("five-a-side", [weekly], kind="EVENT")[:2] == ("merge", 2)
+    # Two that fit: asked. One occurrence: a narrower thing, not it.
+    other = event(3, "Brighton parkrun", note="every Saturday when visiting")
+    assert decide("parkrun", [parkrun, other], kind="EVENT")[0] == "hold"
+    assert decide("class", [event(1, "pottery class")], kind="EVENT")[0] == "new"
+    # Someone's occasion is not said by its noun alone.
+    assert decide("birthday", [event(1, "Mia's birthday", note="every year")], kind="EVENT")[0] == (
+        "new"
+    )
