@@ -27,6 +27,7 @@ __all__ = [
     "affiliation_differs",
     "context_shared",
     "distinguishing_label",
+    "handle_stem",
     "identified_by",
     "make_class",
     "occasions_differ",
@@ -406,6 +407,9 @@ def types_differ(said: Mapping[str, object], stored: Mapping[str, object]) -> bo
 _IDENTIFIER_KEYS = (
     *("code", "course_code", "handle", "username", "discord", "slack", "github"),
     *("instagram", "twitter", "abbreviation", "acronym", "short_name", "ticker"),
+    # A handle's real name, and the other names a person goes by (session 21).
+    *("real_name", "full_name", "birth_name", "maiden_name", "known_as", "aka"),
+    *("gamertag", "psn", "xbox", "steam", "twitch", "reddit", "tiktok", "youtube"),
 )
 _NOT_ALNUM = re.compile(r"[\W_]+")
 
@@ -434,6 +438,27 @@ def identified_by(
         }
 
     return _compact(name) in values(stored) or bool(values(said) & {_compact(f) for f in forms})
+
+
+# A handle's number or "_" ending ("OldTimer58", "MBellz_07"), often left out when said.
+_HANDLE_ENDING = re.compile(r"[_\d]+$")
+_HANDLE_STEM_MIN = 4
+
+
+def handle_stem(name: str, forms: list[str], stored: Mapping[str, object]) -> bool:
+    """Whether a name is a stored handle without its number or underscore ending ("OldTimer"
+    for OldTimer58, "MBellz" for Marcus Bell's handle MBellz_07): the handle as written
+    (a form, or a handle property), its ending digits or "_" left out, four letters or more."""
+    said_stem = _compact(name)
+    if len(said_stem) < _HANDLE_STEM_MIN or _HANDLE_ENDING.search(name):
+        return False
+    handles = [*forms, *(str(stored[k]) for k in _IDENTIFIER_KEYS if k in stored)]
+    return any(
+        _HANDLE_ENDING.search(h)
+        and " " not in h.strip()
+        and _compact(_HANDLE_ENDING.sub("", h)) == said_stem
+        for h in handles
+    )
 
 
 def same_letters(a: str, b: str) -> bool:

@@ -26,7 +26,7 @@ from memory.core.descriptions import (
     said_without_determiner,
     someone_elses,
 )
-from memory.core.first_names import name_group
+from memory.core.first_names import is_given_name, name_group
 from memory.core.kinship import KINSHIP_WORDS, people_verdict
 from memory.core.known_names import known_alike, name_key
 from memory.core.merge_orgs import LEGAL_FORM, org_core_words, same_company
@@ -44,6 +44,7 @@ from memory.core.merge_properties import (
     ROLE_DIFFERS,
     ROLE_KEYS,
     affiliation_differs,
+    handle_stem,
     identified_by,
     occasions_differ,
     properties_differ,
@@ -523,6 +524,14 @@ def _alias(s: _Said) -> MergeVerdict | None:
     ]
     if known_as:
         return _one_or_several(known_as, IDENTIFIER)
+    if s.kind == "PERSON" and not is_given_name(s.new):
+        stem = [
+            n.id
+            for n in s.same_kind
+            if not n.is_self and handle_stem(s.name, node_forms(n), n.properties)
+        ]
+        if stem:
+            return _one_or_several(stem, IDENTIFIER)
     if s.kind != "PERSON":
         # A title and its subtitle, each said alone ("Breath of the Wild", Zelda: Breath of
         # the Wild; "CS50", CS50: Introduction to Computer Science).

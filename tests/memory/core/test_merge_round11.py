@@ -219,3 +219,25 @@ def test_an_event_that_comes_round_again_said_by_its_noun_alone():
     assert decide("birthday", [event(1, "Mia's birthday", note="every year")], kind="EVENT")[0] == (
         "new"
     )
+
+
+def test_a_real_name_the_graph_gives_a_handle_is_another_name_of_it():
+    streamer = node(1, "CaptainCrumpet", "admired", platform="Twitch", real_name="Tom Hale")
+    friend = node(2, "Tom Ward", "friend")
+    assert decide("Tom Hale", [streamer, friend]) == ("merge", 1, "identifier")
+    # Nothing links them: the handle is left alone.
+    unknown = node(1, "CaptainCrumpet", "admired", platform="Twitch", note="speedruns Zelda")
+    assert decide("Tom Hale", [unknown])[0] == "new"
+
+
+def test_a_handle_said_without_its_number():
+    assert decide("OldTimer", [node(1, "OldTimer58", note="woodworking forum")])[:2] == (
+        "merge",
+        1,
+    )
+    bell = node(1, "Marcus Bell", "friend", handle="MBellz_07", platform="PSN")
+    assert decide("MBellz", [bell])[:2] == ("merge", 1)
+    # A first name is no handle: "Lena" is not taken for Lena92 by this rule.
+    assert decide("Lena", [node(1, "Lena92")])[2] != "identifier"
+    # Another stem is another handle.
+    assert decide("OldTimers", [node(1, "OldTimer58")])[0] != "merge"
