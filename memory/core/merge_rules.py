@@ -80,6 +80,7 @@ from memory.core.name_heads import (
     one_occasion,
     one_occasion_said_otherwise,
     with_kind_word,
+    with_stated_type,
 )
 from memory.core.name_spelling import (
     has_transliterable_letters,
@@ -670,7 +671,17 @@ def _clipped(s: _Said) -> MergeVerdict | None:
 
 
 def _kind_word(s: _Said) -> MergeVerdict | None:
-    """The name with or without the word for its kind ("Corporate Finance exam")."""
+    """The name with or without the word for its kind ("Corporate Finance exam"), or with
+    the type the graph states of it after it ("Garbage Day newsletter": Garbage Day, a
+    newsletter)."""
+    typed = [
+        n.id
+        for n in s.same_kind
+        if s.kind != "PERSON"
+        and any(with_stated_type(s.new, f, n.properties) for f in node_forms(n))
+    ]
+    if typed:
+        return _one_or_several(typed, KIND_WORD)
     if s.kind not in KIND_WORDS:
         return None
     headed = s.matching(lambda f: with_kind_word(s.new, f, s.kind))
@@ -916,12 +927,15 @@ def _another_occasion(mention: Mention, node: StoredNode) -> bool:
 
 
 def _title_part(a: str, b: str) -> bool:
-    """Whether one name is the part before or after the colon of the other ("zelda: breath
-    of the wild" / "breath of the wild"), a part of two letters or more — not when the part
-    after the colon numbers an entry of a series ("dune: part two" is the sequel of "dune")."""
+    """Whether one name is the part before or after the colon (or a spaced dash) of the
+    other ("zelda: breath of the wild" / "breath of the wild"), a part of two letters or
+    more — not when the part after it numbers an entry of a series ("dune: part two" is the
+    sequel of "dune")."""
     for whole, part in ((a, b), (b, a)):
-        if ":" in whole and ":" not in part:
-            parts = [p.strip() for p in whole.split(":", 1)]
+        # A dash between spaces parts a title as a colon does ("Kurzgesagt – In a Nutshell").
+        mark = next((m for m in (":", " – ", " — ", " - ") if m in whole), None)
+        if mark is not None and mark.strip() not in part:
+            parts = [p.strip() for p in whole.split(mark, 1)]
             if part in parts and len(part) >= 2 and not _SEQUEL.fullmatch(parts[1]):
                 return True
     return False

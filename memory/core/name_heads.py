@@ -75,6 +75,18 @@ def with_kind_word(a: str, b: str, kind: str) -> bool:
     )
 
 
+def with_stated_type(said: str, stored: str, properties: Mapping[str, object]) -> bool:
+    """Whether a normalised name is a stored one with the type the graph states of it said
+    after it ("garbage day newsletter" / "garbage day", type newsletter; "the rest is history
+    podcast" / "the rest is history", type podcast): the type's last word, or the whole type."""
+    kind = properties.get("type")
+    if not isinstance(kind, str) or not stored or not said.startswith(stored + " "):
+        return False
+    added = _words(said[len(stored) :])
+    words = _words(kind)
+    return bool(added) and bool(words) and (added == words or added == words[-1:])
+
+
 _POSSESSED = re.compile(r"^(.+?)['’]s? (.+)$")
 _AND = frozenset({"and", "&"})
 

@@ -241,3 +241,26 @@ def test_a_handle_said_without_its_number():
     assert decide("Lena", [node(1, "Lena92")])[2] != "identifier"
     # Another stem is another handle.
     assert decide("OldTimers", [node(1, "OldTimer58")])[0] != "merge"
+
+
+def test_a_name_said_with_its_stated_type_after_it():
+    garbage = node(1, "Garbage Day", "admired", kind="THING", type="newsletter")
+    platformer = node(2, "Platformer", "admired", kind="THING", type="newsletter")
+    assert decide("Garbage Day newsletter", [garbage, platformer], kind="THING") == (
+        "merge",
+        1,
+        "kind-word",
+    )
+    # Another word after it is another thing.
+    assert decide("Garbage Day podcast", [garbage], kind="THING")[0] != "merge"
+
+
+def test_a_spaced_dash_parts_a_title_as_a_colon_does():
+    channel = node(1, "Kurzgesagt", "admired", kind="ORG", platform="YouTube")
+    assert decide("Kurzgesagt – In a Nutshell", [channel], kind="ORG") == (
+        "merge",
+        1,
+        "title-part",
+    )
+    # A hyphen inside a word is no such mark.
+    assert decide("Coca-Cola", [node(1, "Coca", kind="ORG")], kind="ORG")[2] != "title-part"
