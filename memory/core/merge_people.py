@@ -83,6 +83,7 @@ from memory.core.person_roles import (
 )
 
 __all__ = [
+    "called_by",
     "different_people",
     "exact_moved_by_role",
     "gender_of_titles",
@@ -531,6 +532,17 @@ def _judge_one(
             scores.update({n.id: best_similarity(new, n) for n in near})
             return make_verdict(HOLD, [only.id, *(n.id for n in near)], f"{rule}-near-tie", scores)
     return make_verdict(MERGE, [only.id], rule, scores)
+
+
+def called_by(word: str, node: StoredNode) -> bool:
+    """Whether a word for a calling ("priest", "pastor", "vicar", "nun") is what someone's
+    clergy title says they are (Padre Miguel Ángel Torres: a priest; Pastor Lucas: a
+    pastor; Sister Agnes: a nun)."""
+    for form in node_forms(node):
+        title = parse_person(form).title
+        if title in _CALLINGS and (word == title or word in _CALLINGS[title]):
+            return True
+    return False
 
 
 def _known_by_calling(node: StoredNode) -> bool:

@@ -31,6 +31,7 @@ from memory.core.kinship import KINSHIP_WORDS, people_verdict
 from memory.core.known_names import known_alike, name_key
 from memory.core.merge_orgs import LEGAL_FORM, org_core_words, same_company
 from memory.core.merge_people import (
+    called_by,
     different_people,
     exact_moved_by_role,
     gender_of_titles,
@@ -998,7 +999,10 @@ def _description_verdict(
                 for n in same_kind
                 if not n.is_self
                 and (
-                    role_said(word, n.properties) or (english and role_said(english, n.properties))
+                    role_said(word, n.properties)
+                    or (english and role_said(english, n.properties))
+                    # "el cura": Padre Miguel, a priest by his title.
+                    or called_by(english or word, n)
                 )
             ]
             return _one_or_several(fitting, DESCRIPTION) if fitting else None

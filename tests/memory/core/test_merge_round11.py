@@ -264,3 +264,16 @@ def test_a_spaced_dash_parts_a_title_as_a_colon_does():
     )
     # A hyphen inside a word is no such mark.
     assert decide("Coca-Cola", [node(1, "Coca", kind="ORG")], kind="ORG")[2] != "title-part"
+
+
+def test_a_description_of_a_calling_fits_the_one_titled_with_it():
+    padre = node(1, "Padre Miguel Ángel Torres", role="párroco, Parroquia San José")
+    friend = node(2, "Miguel Ruiz", "friend", note="pádel")
+    assert decide("el cura", [padre, friend]) == ("merge", 1, "description")
+    pastor = node(1, "Pastor Lucas Almeida")
+    ex = node(2, "Lucas Ferreira", "ex")
+    assert decide("o pastor", [pastor, ex]) == ("merge", 1, "description")
+    assert decide("the priest", [padre, friend])[:2] == ("merge", 1)
+    # Two priests: asked.
+    other = node(3, "Fr. Marek Nowak")
+    assert decide("the priest", [padre, other])[0] == "hold"
