@@ -18,6 +18,7 @@ fit (two sisters, two weddings), and is a new node when none does:
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Iterable, Mapping
 from functools import lru_cache
@@ -36,6 +37,7 @@ __all__ = [
     "fits_person",
     "foreign_description",
     "headed_by",
+    "org_headed",
     "said_without_determiner",
     "someone_elses",
 ]
@@ -233,6 +235,52 @@ def fits_description(
     words = _node_words(forms, properties) | roles
     words |= {w for role in roles for w in _ROLE_WORDS.get(role, ())}
     return bool(described) and all(_fits_word(w, words) for w in described)
+
+
+# Words an organisation's name ends in that make the word before them a modifier: the
+# Kennel Club is a club, the Met Office an office, a School Board a board.
+_ORG_HEADS = frozenset(
+    {
+        *("club", "office", "society", "association", "trust", "council", "board", "agency"),
+        *("authority", "department", "institute", "foundation", "fund", "group", "company"),
+        *("union", "federation", "league", "network", "service", "bank", "school", "shop"),
+    }
+)
+
+
+def org_headed(
+    described: tuple[str, ...],
+    forms: Iterable[str],
+    properties: Mapping[str, object],
+    roles: Iterable[str] = (),
+) -> bool:
+    """Whether the last word of a description of an organisation may be what it is: not
+    when, in its name, the word only comes before another word that says what the
+    organisation is ("the kennels" is no Kennel Club, "the met" no Met Office) — unless
+    that is also its name's last word, its compound's last part ("the gym": PureGym), or a
+    word of what the graph states of it or of the user's tie to it."""
+    if not described:
+        return False
+    word = described[-1]
+    modifies, heads = False, set()
+    for form in forms:
+        words = [_singular(w) for w in _words(form)]
+        if not words:
+            continue
+        heads.add(words[-1])
+        modifies |= any(w == word and nxt in _ORG_HEADS for w, nxt in itertools.pairwise(words))
+        for part in fold_accents(form).split():
+            parts = _WORD.findall(_CAMEL.sub(" ", part).lower())
+            if len(parts) > 1:
+                heads.add(_singular(parts[-1]))
+    if not modifies:
+        return True
+    for value in properties.values():
+        if isinstance(value, str | int):
+            heads |= {_singular(w) for w in _words(str(value))}
+    roles = set(roles)
+    heads |= roles | {w for role in roles for w in _ROLE_WORDS.get(role, ())}
+    return _fits_word(word, heads)
 
 
 def _fits_word(word: str, words: set[str]) -> bool:

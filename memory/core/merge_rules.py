@@ -23,6 +23,7 @@ from memory.core.descriptions import (
     fits_person,
     foreign_description,
     headed_by,
+    org_headed,
     said_without_determiner,
     someone_elses,
 )
@@ -765,6 +766,13 @@ def _person(s: _Said) -> MergeVerdict | None:
     verdict = people_verdict(said, s.same_kind, s.mention)
     if verdict is None:
         return None
+    namesakes = _namesakes(s) if verdict.action == MERGE else []
+    if namesakes and not verdict.rule.startswith(("exact", "alias")):
+        # "Oscar" with the cat Oscar and the friend Oscar Lindqvist: the name is the cat's
+        # exactly and the friend's first name — a question, never the friend alone.
+        ids = [*verdict.candidates, *(n.id for n in namesakes)]
+        scores = {**dict.fromkeys(ids, 1.0), **verdict.scores}
+        return make_verdict(HOLD, ids, "other-kind", scores)
     return _unless_roles_differ(said, verdict, s.same_kind, s.mention)
 
 
@@ -776,10 +784,10 @@ def _pet(s: _Said) -> MergeVerdict | None:
     return verdict if verdict is not None and verdict.action != NEW else None
 
 
-def _other_kind(s: _Said) -> MergeVerdict | None:
-    """Rule 4: the same name on a node of another kind, when either kind is a catch-all.
-    What the user said may settle it: the friend Luna is not the cat Luna (HAS_PET)."""
-    others = [
+def _namesakes(s: _Said) -> list[StoredNode]:
+    """Nodes of another kind with the name said, when either kind is a catch-all (or both
+    are concepts said in lower case), that nothing said sets apart."""
+    return [
         n
         for n in s.usable
         if n.kind != s.kind
@@ -795,6 +803,12 @@ def _other_kind(s: _Said) -> MergeVerdict | None:
         and not contradicts(s.mention.roles, n.roles, s.mention.gender, node_gender(n))
         and not _told_apart(s.kind, s.mention, n)
     ]
+
+
+def _other_kind(s: _Said) -> MergeVerdict | None:
+    """Rule 4: the same name on a node of another kind, when either kind is a catch-all.
+    What the user said may settle it: the friend Luna is not the cat Luna (HAS_PET)."""
+    others = _namesakes(s)
     if not others:
         return None
     # "aerial yoga" the user likes (PREFERENCE) and the aerial yoga they took up (THING); a
@@ -1024,6 +1038,10 @@ def _description_verdict(
             # A thing said without "my" is one by what it is: "boiler" is not the boiler
             # cover.
             and (not tied or kind != "THING" or headed_by(described, node_forms(n), n.properties))
+            # An organisation too: "the kennels" is not the Kennel Club.
+            and (
+                kind != "ORG" or org_headed(described, [n.name, *n.aliases], n.properties, n.roles)
+            )
         ]
         # Of several that fit, the ones the user's relation picks ("the puppy", the user's
         # pet, not the puppy training class they attend).

@@ -160,6 +160,10 @@ _SYNONYMS = {
     "step_son": "stepson",
     "step_daughter": "stepdaughter",
     "married_to": "partner",
+    "veterinarian": "vet",
+    "solicitor": "lawyer",
+    "attorney": "lawyer",
+    "case_worker": "caseworker",
     "dating": "partner",
 }
 # Family roles: a person has at most a few, and they exclude each other (a sister is not
@@ -225,6 +229,13 @@ _SOCIAL = frozenset(
         "therapist",
         "coach",
         "landlord",
+        # The professionals people say "my …" of (session 21): HAS_VET, HAS_DENTIST,
+        # HAS_LAWYER, HAS_ACCOUNTANT — a person or the practice or firm.
+        "vet",
+        "dentist",
+        "lawyer",
+        "accountant",
+        "caseworker",
         "client",
         "employee",
         "teammate",
