@@ -93,8 +93,10 @@ from memory.core.name_spelling import (
 from memory.core.person_forms import TRANSLITERATION
 from memory.core.person_names import SPELLING, contradicts, parse_person
 from memory.core.person_roles import (
+    FORMER_PET,
     PEOPLE_ROLES,
     PET,
+    PET_ROLES,
     POSSESSION,
     TIE_ROLES,
     capacities_differ,
@@ -779,7 +781,7 @@ def _person(s: _Said) -> MergeVerdict | None:
 def _pet(s: _Said) -> MergeVerdict | None:
     """A pet is named as people are (Reggie for Sir Reginald Fluffington): the person rules
     reach the user's pets (HAS_PET) of a catch-all kind, and nothing else of that kind."""
-    pets = [n for n in s.same_kind if PET in n.roles] if s.kind in CATCH_ALL_KINDS else []
+    pets = [n for n in s.same_kind if n.roles & PET_ROLES] if s.kind in CATCH_ALL_KINDS else []
     verdict = person_verdict(s.new, pets, s.mention) if pets else None
     return verdict if verdict is not None and verdict.action != NEW else None
 
@@ -962,13 +964,13 @@ def _common_other(kind: str, name: str, mention: Mention) -> bool:
     return (
         kind == "OTHER"
         and name[:1].islower()
-        and PET not in mention.roles
+        and not mention.roles & PET_ROLES
         and not mention.properties.get("species")
     )
 
 
 def _animal(node: StoredNode) -> bool:
-    return PET in node.roles or bool(node.properties.get("species"))
+    return bool(node.roles & PET_ROLES) or bool(node.properties.get("species"))
 
 
 def _told_apart(kind: str, mention: Mention, node: StoredNode) -> bool:
@@ -1043,6 +1045,13 @@ def _description_verdict(
                 kind != "ORG" or org_headed(described, [n.name, *n.aliases], n.properties, n.roles)
             )
         ]
+        # Not the dog that died for the puppy the user has now (HAS_PET / HAD_PET) ...
+        fits = [n for n in fits if not contradicts(mention.roles, n.roles)]
+        # ... and, of pets that fit, the living ones ("our cat": Nori, not the late
+        # Whiskers), unless the user said it is one they had.
+        living = [n for n in fits if PET in n.roles or FORMER_PET not in n.roles]
+        if FORMER_PET not in mention.roles and living:
+            fits = living
         # Of several that fit, the ones the user's relation picks ("the puppy", the user's
         # pet, not the puppy training class they attend).
         related = [n for n in fits if mention.roles and shares_role(mention.roles, n.roles)]

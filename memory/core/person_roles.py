@@ -13,8 +13,10 @@ from collections.abc import Iterable, Mapping
 
 __all__ = [
     "ADMIRED",
+    "FORMER_PET",
     "PEOPLE_ROLES",
     "PET",
+    "PET_ROLES",
     "POSSESSION",
     "POST_TITLES",
     "TIE_ROLES",
@@ -251,7 +253,10 @@ _SOCIAL = frozenset(
 )
 # An animal the user keeps (HAS_PET): no person's role fits it (a pet is not a friend).
 PET = "pet"
-_PET = frozenset({PET})
+# An animal the user had (HAD_PET, HAS_LATE_PET): not the one they have now.
+FORMER_PET = "former_pet"
+_PET = frozenset({PET, FORMER_PET})
+PET_ROLES = _PET
 # Honorifics said after a name ("Watanabe Sensei", "Jihoon hyung", "Sharma ji"): titles too.
 POST_TITLES = frozenset(
     {"sensei", "san", "sama", "kun", "chan", "hyung", "oppa", "noona", "unnie", "sunbae", "ji"}
@@ -366,7 +371,9 @@ def _role(label: str, *, towards_self: bool) -> str | None:
     if towards_self:
         word = word.removeprefix("is_").removesuffix("_of")
     else:
-        if word.startswith("had_"):  # HAD_PET, HAD_BOSS: a former one, as "ex_" is
+        if word in ("had_pet", "has_late_pet", "has_former_pet"):
+            return FORMER_PET
+        if word.startswith("had_"):  # HAD_BOSS: a former one, as "ex_" is
             word = "has_" + word.removeprefix("had_")
         if not word.startswith("has_"):
             return None
@@ -574,6 +581,8 @@ def contradicts(
     pet_a, pet_b = bool(roles_a & _PET), bool(roles_b & _PET)
     if pet_a != pet_b and ((roles_b if pet_a else roles_a) & _PEOPLE):
         return True
+    if pet_a and pet_b and (roles_a & _PET).isdisjoint(roles_b & _PET):
+        return True  # the puppy the user has now is not the dog that died
     close_a, close_b = roles_a & (_KIN | _PARTNER), roles_b & (_KIN | _PARTNER)
     if close_a and close_b:
         return not any(_compatible(a, b) for a in close_a for b in close_b)

@@ -55,3 +55,18 @@ def test_a_word_that_only_modifies_an_organisations_name_does_not_describe_it():
     assert org_headed(("questura",), ["Questura di Bologna"], {})
     # A stated type that says it overrides the name's order.
     assert org_headed(("kennel",), ["Kennel Club Lodge"], {"type": "boarding kennel"})
+
+
+def test_the_pet_the_user_has_now_is_not_the_one_that_died():
+    assert roles_from_relations([("HAD_PET", False)]) == {"former_pet"}
+    whiskers = node(1, "Whiskers", "former_pet", kind="OTHER", species="cat", note="died 2022")
+    kitten = {"species": "cat", "note": "new kitten from the shelter"}
+    assert decide("the cat", [whiskers], kind="OTHER", roles=["pet"], **kitten)[0] == "new"
+    # Of a living cat and one that died, "our cat" is the living one ...
+    nori = node(2, "Nori", "pet", kind="OTHER", species="cat")
+    assert decide("our cat", [whiskers, nori], kind="OTHER")[:2] == ("merge", 2)
+    # ... unless the user says it is the one they had.
+    assert decide("our cat", [whiskers, nori], kind="OTHER", roles=["former_pet"])[:2] == (
+        "merge",
+        1,
+    )

@@ -123,7 +123,9 @@ def test_someone_said_only_by_a_trade_is_not_the_friend_of_that_first_name():
 
 
 def test_a_relation_the_user_had_is_that_relation():
-    assert roles_from_relations([("HAD_PET", False), ("HAD_BOSS", False)]) == {"pet", "boss"}
+    assert roles_from_relations([("HAD_BOSS", False)]) == {"boss"}
+    # Since session 21 a pet the user had is a former pet, not the one they have now.
+    assert roles_from_relations([("HAD_PET", False)]) == {"former_pet"}
 
 
 def test_a_care_home_a_nursery_and_a_national_park_said_without_their_kind_words():
