@@ -56,13 +56,22 @@ def _tokens(name: str) -> list[str]:
     return words[1:] if len(words) > 1 and words[0].lower() == "the" else words
 
 
+_DOTTED = re.compile(r"\b(?:[a-z]\.){2,}")
+
+
 def _expansions(name: str, kind: str) -> list[list[str]]:
     """The words an acronym of ``name`` may stand for: lower-case, hyphenated words split
     (Toronto-Dominion), an organisation's legal form left out; with and without function
     words (London School of Economics is LSE, not LSOE)."""
     text = _HYPHENS.sub(" ", fold_accents(name).lower())
+    # An abbreviation written with full stops stands for its letters' words: "U.S.
+    # Citizenship and Immigration Services" is USCIS.
+    dotted = set()
+    for match in _DOTTED.finditer(text):
+        dotted |= set(match.group(0).replace(".", ""))
+    text = _DOTTED.sub(lambda m: " ".join(m.group(0).replace(".", "")) + " ", text)
     words = org_core_words(text) if kind == "ORG" else _TOKEN.findall(_DOTS.sub("", text))
-    content = [w for w in words if w not in STOP_WORDS and w not in _PARTICLES]
+    content = [w for w in words if w in dotted or (w not in STOP_WORDS and w not in _PARTICLES)]
     # A title's "the" is left out of its initials, its other little words kept ("LOTR", The
     # Lord of the Rings).
     unled = words[1:] if words[:1] == ["the"] else []

@@ -84,6 +84,7 @@ from memory.core.name_heads import (
     with_kind_word,
     with_stated_type,
 )
+from memory.core.name_scripts import same_reading
 from memory.core.name_spelling import (
     has_transliterable_letters,
     romanised_alike,
@@ -629,6 +630,9 @@ def _transliteration(s: _Said) -> MergeVerdict | None:
     if s.kind in ("PERSON", "PLACE"):
         return None
     across = s.matching(lambda f: _transliterated(s.new, f))
+    if not across and s.kind == "OTHER":
+        # A pet's name in the script the user writes in: ハナ / Hana, 馒头 / Mantou, شمسم.
+        across = s.matching(lambda f: same_reading(s.new, f))
     return _one_or_several(across, TRANSLITERATION) if across else None
 
 

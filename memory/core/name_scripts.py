@@ -43,7 +43,7 @@ from anyascii import anyascii
 
 from memory.core.name_spelling import name_parts, name_words
 
-__all__ = ["Reading", "across_scripts", "reading_of"]
+__all__ = ["Reading", "across_scripts", "reading_of", "same_reading"]
 
 # Script families read here (the first word of a letter's Unicode name → family).
 _FAMILY = {
@@ -275,6 +275,22 @@ def _latin_readings(norm: str, titles: frozenset[str]) -> list[tuple[str, ...]]:
         if words and all(w.isascii() and w.isalpha() for w in words):
             out.append(words)
     return out
+
+
+def same_reading(a: str, b: str) -> bool:
+    """Whether two normalised one-word names, one in a script read here (kana, Hangul, Han,
+    Arabic or Hebrew letters, Devanagari) and one in Latin letters, read the same: ハナ /
+    hana, 馒头 / mantou, سمسم / simsim, शेरू / sheru (each side by the key of that script)."""
+    for other, latin in ((a, b), (b, a)):
+        reading = reading_of(other)
+        if reading is None:
+            continue
+        if " " in latin.strip() or not latin.isascii() or not latin.isalpha():
+            return False
+        key = _KEYS[reading.family]
+        read = [key(w) for w in reading.words]
+        return all(read) and "".join(read) == key(latin)
+    return False
 
 
 def across_scripts(new: str, form: str, titles: frozenset[str]) -> str | None:

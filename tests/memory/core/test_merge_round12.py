@@ -70,3 +70,21 @@ def test_the_pet_the_user_has_now_is_not_the_one_that_died():
         "merge",
         1,
     )
+
+
+def test_a_pets_name_in_the_script_the_user_writes_in():
+    for said, stored in [("ハナ", "Hana"), ("馒头", "Mantou"), ("سمسم", "Simsim"), ("शेरू", "Sheru")]:
+        pet = node(1, stored, "pet", kind="OTHER", species="dog")
+        assert decide(said, [pet], kind="OTHER") == ("merge", 1, "transliteration"), said
+    # Another name read otherwise stays apart.
+    assert decide("ハナ", [node(1, "Hina", "pet", kind="OTHER")], kind="OTHER")[0] == "new"
+    # Not for organisations, whose readings are looser than their names.
+    assert decide("سمسم", [node(1, "Simsim", kind="ORG")], kind="ORG")[0] != "merge"
+
+
+def test_an_abbreviation_with_full_stops_stands_for_its_letters():
+    uscis = node(1, "USCIS", kind="ORG")
+    said = "U.S. Citizenship and Immigration Services"
+    assert decide(said, [uscis], kind="ORG") == ("merge", 1, "acronym")
+    # "us" written without stops is the pronoun: left out as before.
+    assert decide("Citizenship and Immigration Services", [uscis], kind="ORG")[0] != "merge"
