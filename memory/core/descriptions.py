@@ -161,14 +161,29 @@ def _node_words(forms: Iterable[str], properties: Mapping[str, object]) -> set[s
     words = {
         _singular(w) for form in forms for w in (*_words(form), *_words(form, split_camel=False))
     }
-    for value in properties.values():
-        if isinstance(value, str | int):
-            words |= {_singular(w) for w in _words(str(value))}
+    words |= _property_words(properties)
     # An animal's words name its species too: a puppy is a dog, a kitten a cat. An object's
     # make names what it is (a Toyota is a car, a Ford pickup a truck), by the type stated
     # or else by its name (a Honda of type motorcycle is no car).
     words |= {c for w in words if (c := species_class(w))}
     return (words | _made(forms, properties)) - STOP_WORDS
+
+
+def _property_words(properties: Mapping[str, object]) -> set[str]:
+    """The words of what the graph states of a node, singular."""
+    return {
+        _singular(w)
+        for value in properties.values()
+        if isinstance(value, str | int)
+        for w in _words(str(value))
+    }
+
+
+def _tie_words(roles: Iterable[str]) -> set[str]:
+    """The ties the user has to a node and the words a description says them with ("the
+    firm" for the workplace)."""
+    roles = set(roles)
+    return roles | {w for role in roles for w in _ROLE_WORDS.get(role, ())}
 
 
 def _made(forms: Iterable[str], properties: Mapping[str, object]) -> set[str]:
@@ -231,9 +246,7 @@ def fits_description(
     """Whether every word of a description is among a node's words: its name and aliases as
     written (``forms``; a compound name's parts count: PureGym), its property values, and
     the ties the user has to it (``roles``: "my hometown" for the place the user is from)."""
-    roles = set(roles)
-    words = _node_words(forms, properties) | roles
-    words |= {w for role in roles for w in _ROLE_WORDS.get(role, ())}
+    words = _node_words(forms, properties) | _tie_words(roles)
     return bool(described) and all(_fits_word(w, words) for w in described)
 
 
@@ -275,12 +288,7 @@ def org_headed(
                 heads.add(_singular(parts[-1]))
     if not modifies:
         return True
-    for value in properties.values():
-        if isinstance(value, str | int):
-            heads |= {_singular(w) for w in _words(str(value))}
-    roles = set(roles)
-    heads |= roles | {w for role in roles for w in _ROLE_WORDS.get(role, ())}
-    return _fits_word(word, heads)
+    return _fits_word(word, heads | _property_words(properties) | _tie_words(roles))
 
 
 def _fits_word(word: str, words: set[str]) -> bool:

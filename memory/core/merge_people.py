@@ -742,15 +742,11 @@ def _picked_by_title(
     # By a surname, or a family name said first ("Professor Li": Li Wei, read as a first name).
     if wanted is None or not set(found.values()) <= {"title", "first-name"}:
         return None
-    titled = [
-        i
-        for i in fitting
-        if any(_PROFESSIONS.get(parse_person(f).title) == wanted for f in node_forms(by_id[i]))
-    ]
+    titled = [i for i in fitting if _title_says(by_id[i], wanted)]
     if not titled:
         # Whose stated role is the profession ("Professor Li": Li Wei, role professor, not
         # Li Na the classmate).
-        titled = [i for i in fitting if any(role_said(w, by_id[i].properties) for w in wanted)]
+        titled = [i for i in fitting if _role_says(by_id[i], wanted)]
     if not titled:
         # Known as the user's doctor (HAS_DOCTOR) — when no other candidate has a stated
         # occupation, which may be titled the same (a dentist is a Dr. too).
@@ -760,14 +756,20 @@ def _picked_by_title(
     return titled[0] if len(titled) == 1 else None
 
 
+def _title_says(node: StoredNode, wanted: frozenset[str]) -> bool:
+    """Whether one of someone's names is titled with a profession ("Dr. Sunita Rao")."""
+    return any(_PROFESSIONS.get(parse_person(f).title) == wanted for f in node_forms(node))
+
+
+def _role_says(node: StoredNode, wanted: frozenset[str]) -> bool:
+    """Whether someone's stated role says a profession ("pastor, Jesus House")."""
+    return any(role_said(w, node.properties) for w in wanted)
+
+
 def _titled_as(node: StoredNode, wanted: frozenset[str]) -> bool:
-    """Whether the user knows someone by a profession: a name titled with it ("Dr. Sunita
-    Rao"), a stated role that says it, or the relation (HAS_DOCTOR)."""
-    return (
-        any(_PROFESSIONS.get(parse_person(f).title) == wanted for f in node_forms(node))
-        or any(role_said(w, node.properties) for w in wanted)
-        or bool(wanted & node.roles)
-    )
+    """Whether the user knows someone by a profession: a name titled with it, a stated role
+    that says it, or the relation (HAS_DOCTOR)."""
+    return _title_says(node, wanted) or _role_says(node, wanted) or bool(wanted & node.roles)
 
 
 def _calling_unknown(inc: PersonName, node: StoredNode) -> bool:

@@ -66,10 +66,14 @@ def _expansions(name: str, kind: str) -> list[list[str]]:
     text = _HYPHENS.sub(" ", fold_accents(name).lower())
     # An abbreviation written with full stops stands for its letters' words: "U.S.
     # Citizenship and Immigration Services" is USCIS.
-    dotted = set()
-    for match in _DOTTED.finditer(text):
-        dotted |= set(match.group(0).replace(".", ""))
-    text = _DOTTED.sub(lambda m: " ".join(m.group(0).replace(".", "")) + " ", text)
+    dotted: set[str] = set()
+
+    def spelt(match: re.Match) -> str:
+        letters = match.group(0).replace(".", "")
+        dotted.update(letters)
+        return " ".join(letters) + " "
+
+    text = _DOTTED.sub(spelt, text)
     words = org_core_words(text) if kind == "ORG" else _TOKEN.findall(_DOTS.sub("", text))
     content = [w for w in words if w in dotted or (w not in STOP_WORDS and w not in _PARTICLES)]
     # A title's "the" is left out of its initials, its other little words kept ("LOTR", The

@@ -476,6 +476,10 @@ class _Said:
         """Ids of same-kind nodes with a name or alias that passes ``test``."""
         return [n.id for n in self.same_kind if any(test(f) for f in node_forms(n))]
 
+    def matching_stated(self, test: Callable[[str, Mapping[str, object]], bool]) -> list[int]:
+        """The same, ``test`` given a name or alias and what the graph states of the node."""
+        return [n.id for n in self.same_kind if any(test(f, n.properties) for f in node_forms(n))]
+
 
 def _exact(s: _Said) -> MergeVerdict | None:
     """Rule 1: the same normalised name, its full stops aside ("Dr Kapoor" / "Dr. Kapoor")."""
@@ -682,12 +686,11 @@ def _kind_word(s: _Said) -> MergeVerdict | None:
     """The name with or without the word for its kind ("Corporate Finance exam"), or with
     the type the graph states of it after it ("Garbage Day newsletter": Garbage Day, a
     newsletter)."""
-    typed = [
-        n.id
-        for n in s.same_kind
+    typed = (
+        s.matching_stated(lambda f, stated: with_stated_type(s.new, f, stated))
         if s.kind != "PERSON"
-        and any(with_stated_type(s.new, f, n.properties) for f in node_forms(n))
-    ]
+        else []
+    )
     if typed:
         return _one_or_several(typed, KIND_WORD)
     if s.kind not in KIND_WORDS:
@@ -725,9 +728,7 @@ def _occasion(s: _Said) -> MergeVerdict | None:
         return _one_or_several(owned, POSSESSOR)
     if s.name[:1].isupper() and word_zipf(s.new) < COMMON_WORD_ZIPF:
         return None  # a name ("Coachella"), not a common noun for a kind of event
-    headed = [
-        n.id for n in s.same_kind if any(event_head(s.new, f, n.properties) for f in node_forms(n))
-    ]
+    headed = s.matching_stated(lambda f, stated: event_head(s.new, f, stated))
     return _one_or_several(headed, EVENT_HEAD) if headed else None
 
 

@@ -255,8 +255,7 @@ _SOCIAL = frozenset(
 PET = "pet"
 # An animal the user had (HAD_PET, HAS_LATE_PET): not the one they have now.
 FORMER_PET = "former_pet"
-_PET = frozenset({PET, FORMER_PET})
-PET_ROLES = _PET
+PET_ROLES = frozenset({PET, FORMER_PET})
 # Honorifics said after a name ("Watanabe Sensei", "Jihoon hyung", "Sharma ji"): titles too.
 POST_TITLES = frozenset(
     {"sensei", "san", "sama", "kun", "chan", "hyung", "oppa", "noona", "unnie", "sunbae", "ji"}
@@ -378,16 +377,20 @@ def _role(label: str, *, towards_self: bool) -> str | None:
         if not word.startswith("has_"):
             return None
         word = word.removeprefix("has_")
+    word = role_word(_unprefixed(word))
+    return word if word in _KIN | _PARTNER | _SOCIAL | PET_ROLES else None
+
+
+def _unprefixed(word: str) -> str:
+    """A role word without "former_", "ex_" or "late_" (a former boss is a boss, a late
+    husband still the husband) — but a former partner ("ex_wife", "former_partner") is an
+    ex, no longer the partner (a new boyfriend of the same name is not him)."""
     for prefix in ("former_", "ex_", "late_"):
-        if (
-            prefix != "late_"
-            and word.startswith(prefix)
-            and role_word(word[len(prefix) :]) in _PARTNER
-        ):
-            return EX  # HAS_EX_WIFE, HAS_FORMER_PARTNER: an ex, no longer the partner
+        former = word.startswith(prefix) and prefix != "late_"
+        if former and role_word(word[len(prefix) :]) in _PARTNER:
+            return EX
         word = word.removeprefix(prefix)
-    word = role_word(word)
-    return word if word in _KIN | _PARTNER | _SOCIAL | _PET else None
+    return word
 
 
 # Someone the user serves from outside (a client): not, at once, a person the user works
@@ -484,15 +487,7 @@ def roles_from_properties(properties: Mapping | None) -> frozenset[str]:
         if not isinstance(value, str):
             continue
         word = value.strip().lower().removeprefix("my ").replace("-", "_").replace(" ", "_")
-        for prefix in ("former_", "ex_", "late_"):
-            former = word.startswith(prefix) and prefix != "late_"
-            if former and role_word(word[len(prefix) :]) in _PARTNER:
-                # An ex-husband is no longer the partner: an ex (a new boyfriend of the
-                # same name is not him).
-                word = EX
-                break
-            word = word.removeprefix(prefix)
-        word = role_word(word)
+        word = role_word(_unprefixed(word))
         if word in _PEOPLE:
             roles.add(word)
     age = stated_age((properties or {}).get("age"))
@@ -578,10 +573,10 @@ def contradicts(
         return True
     if public_and_personal(roles_a, roles_b):
         return True
-    pet_a, pet_b = bool(roles_a & _PET), bool(roles_b & _PET)
+    pet_a, pet_b = bool(roles_a & PET_ROLES), bool(roles_b & PET_ROLES)
     if pet_a != pet_b and ((roles_b if pet_a else roles_a) & _PEOPLE):
         return True
-    if pet_a and pet_b and (roles_a & _PET).isdisjoint(roles_b & _PET):
+    if pet_a and pet_b and (roles_a & PET_ROLES).isdisjoint(roles_b & PET_ROLES):
         return True  # the puppy the user has now is not the dog that died
     close_a, close_b = roles_a & (_KIN | _PARTNER), roles_b & (_KIN | _PARTNER)
     if close_a and close_b:
