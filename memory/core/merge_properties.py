@@ -30,6 +30,7 @@ __all__ = [
     "handle_stem",
     "identified_by",
     "make_class",
+    "newcomer_after_death",
     "occasions_differ",
     "properties_differ",
     "role_said",
@@ -270,6 +271,44 @@ def properties_differ(kind: str, said: Mapping[str, object], stored: Mapping[str
     # in Russia): the state's country is compared.
     a, b = _country_said(said), _country_said(stored)
     return a is not None and b is not None and a != b
+
+
+# An animal's death as the user tells it, in a property's value ("died in 2022", "passed away
+# 2019", "put to sleep") or key ("died": "2015").
+_DEATH = re.compile(
+    r"\b(?:died|dead|deceased|passed\s+(?:away|on)|put\s+(?:down|to\s+sleep)|rainbow\s+bridge)\b"
+)
+_DEATH_KEYS = ("died", "death", "deceased", "date_of_death")
+# An animal said to be young or newly come: a puppy, a kitten, weeks or months old, just
+# adopted, named after another.
+_NEWCOMER = re.compile(
+    r"\b(?:pupp(?:y|ies)|pup|kittens?|foal|cub|"
+    r"new\s+(?:\w+\s+)?(?:dog|cat|pet|puppy|pup|kitten|rabbit|bunny|rescue|addition)|"
+    r"just\s+(?:adopted|got|brought)|named\s+after|"
+    r"\d+\s*(?:weeks?|wks?|months?|mos?)(?:\s+old)?)\b"
+)
+
+
+def _said_text(properties: Mapping[str, object]) -> str:
+    return " ".join(str(v) for v in properties.values() if isinstance(v, str | int)).lower()
+
+
+def newcomer_after_death(
+    said: Mapping[str, object], stored: Mapping[str, object], *, stored_former: bool = False
+) -> bool:
+    """Whether the animal said now is a new one and the stored one of its name is gone: a
+    puppy named after the dog that died ("Max", 10 weeks old, "new puppy named after our old
+    dog" / Max, "died last spring"). The stored animal is gone when its properties tell its
+    death or the user had it (``stored_former``: HAD_PET); the new one is a puppy or kitten,
+    weeks or months old, just adopted or named after another — and not itself said to have
+    died ("still miss her" is the old one remembered)."""
+    gone = (
+        stored_former
+        or bool(_DEATH.search(_said_text(stored)))
+        or any(stored.get(k) for k in _DEATH_KEYS)
+    )
+    text = _said_text(said)
+    return gone and bool(_NEWCOMER.search(text)) and not _DEATH.search(text)
 
 
 # Ages this far apart are two people, not one who aged while the graph remembered them.

@@ -48,6 +48,7 @@ from memory.core.merge_properties import (
     affiliation_differs,
     handle_stem,
     identified_by,
+    newcomer_after_death,
     occasions_differ,
     properties_differ,
     role_said,
@@ -320,9 +321,11 @@ def decide_merge(
 
     Stored nodes that what was said of the entity makes another referent — an identifying
     property of the kind with values that cannot be one thing (Luna the cat, the neighbour's
-    dog Luna; Cambridge, UK and Cambridge, USA: ``merge_properties.properties_differ``) —
-    are left out of every rule, as kept-apart ones are; if one had the entity's name, the
-    verdict is new under "properties-differ" (the Write names it "Luna (dog)").
+    dog Luna; Cambridge, UK and Cambridge, USA: ``merge_properties.properties_differ``), or
+    a young or new animal against a stored one that died (the puppy named after the old dog:
+    ``merge_properties.newcomer_after_death``) — are left out of every rule, as kept-apart
+    ones are; if one had the entity's name, the verdict is new under "properties-differ"
+    (the Write names it "Luna (dog)").
 
     Rules, first that applies wins (each a function of ``_RULES``, in this order):
       0. a self placeholder ("me", "the user", …) merges into the self node
@@ -435,6 +438,7 @@ def decide_merge(
         for n in stored
         if properties_differ(kind, said_of, n.properties)
         or (kind == n.kind == "EVENT" and _another_occasion(mention, n))
+        or (kind == n.kind and _another_animal(mention, n))
     ]
     left_out = mention.apart | {n.id for n in differ}
     usable = [n for n in stored if n.id not in left_out]
@@ -946,6 +950,20 @@ def _another_occasion(mention: Mention, node: StoredNode) -> bool:
     (ATTENDED makes the stored one past: ``person_roles`` names that tie "school")."""
     attended = "school" in node.roles
     return occasions_differ(mention.properties, node.properties, attended=attended)
+
+
+def _another_animal(mention: Mention, node: StoredNode) -> bool:
+    """The puppy named after the dog that died is another animal (the stored one had, or
+    said to have died; the one said now young or new: ``newcomer_after_death``)."""
+    return (
+        _animal(node)
+        and FORMER_PET not in mention.roles
+        and newcomer_after_death(
+            mention.properties,
+            node.properties,
+            stored_former=FORMER_PET in node.roles and PET not in node.roles,
+        )
+    )
 
 
 def _title_part(a: str, b: str) -> bool:
