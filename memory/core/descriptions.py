@@ -37,6 +37,7 @@ __all__ = [
     "fits_person",
     "foreign_description",
     "headed_by",
+    "org_description",
     "org_headed",
     "said_without_determiner",
     "someone_elses",
@@ -225,6 +226,9 @@ _SAME_THING = {
     "television": ("tv",),
     "fridge": ("refrigerator",),
     "refrigerator": ("fridge",),
+    # A gym may be named for fitness (Fitness First, Anytime Fitness), a CrossFit box or a
+    # council's leisure centre.
+    "gym": ("fitness", "crossfit", "leisure"),
 }
 
 
@@ -235,6 +239,17 @@ _ROLE_WORDS = {
     "insurer": ("insurance", "company", "provider"),
     "lender": ("mortgage", "bank"),
 }
+
+
+# Words that only say an organisation is somewhere to go ("the dumpling place", "the Thai
+# spot"): no word of what it is, so not looked for among its words.
+_SOMEWHERE = frozenset({"place", "spot", "joint"})
+
+
+def org_description(described: tuple[str, ...]) -> tuple[str, ...]:
+    """A description of an organisation without the words that only say it is somewhere
+    to go ("dumpling place" → dumpling), unless nothing else is said ("the place")."""
+    return tuple(w for w in described if w not in _SOMEWHERE) or described
 
 
 def fits_description(

@@ -468,7 +468,7 @@ def _pick_among(
     picked = picked_by_stated_role(fitting, by_id, mention)
     if picked is not None:
         return make_verdict(MERGE, [picked], found[picked] + BY_ROLE, {picked: scores[picked]})
-    picked = _picked_by_context(fitting, by_id, mention)
+    picked = _picked_by_context(inc, fitting, by_id, mention)
     if picked is not None and _PERSON_RANK[found[picked]] <= min(
         _PERSON_RANK[why] for i, why in found.items() if i != picked
     ):
@@ -505,6 +505,10 @@ def _judge_one(
         # "Miriam", with Rabbi Miriam Cohen: her congregation says "Rabbi"; a Miriam met at
         # pilates is as likely. Asked.
         return make_verdict(HOLD, [only.id], "first-name-calling", scores)
+    if rule == "title" and _given_name_untitled(inc, only):
+        # "Hassan" from the shawarma shop, with Dr Hassan the GP: a surname said with a
+        # title, a given name said alone — a friend named Hassan is as likely. Asked.
+        return make_verdict(HOLD, [only.id], "name-without-title", scores)
     if rule == "title" and _calling_unknown(inc, only):
         # "Rabbi Cohen" and David Cohen, a friend from shul: a surname and a calling the user
         # never gave him. A visiting rabbi is as likely; asked.
@@ -655,13 +659,19 @@ def _picked_by_affiliation(
 
 
 def _picked_by_context(
-    fitting: list[int], by_id: dict[int, StoredNode], mention: Mention
+    inc: PersonName, fitting: list[int], by_id: dict[int, StoredNode], mention: Mention
 ) -> int | None:
     """The one candidate of whom the graph holds something that what is said now repeats,
     when it holds nothing of the kind of any other and every other is known to the user as
     something ("Ravi", who asked the user to foster two kittens: Ravi Kapoor, foster
-    coordinator, not Ravi Menon from badminton). Someone known by nothing may be anyone."""
-    same = [i for i in fitting if context_shared(mention.properties, by_id[i].properties)]
+    coordinator, not Ravi Menon from badminton). Someone known by nothing may be anyone.
+    The name said is no context ("Ali texted": not Alison, who "goes by Ali", over Ali
+    Rahman)."""
+    same = [
+        i
+        for i in fitting
+        if context_shared(mention.properties, by_id[i].properties, ignore=frozenset(inc.words))
+    ]
     if len(same) != 1:
         return None
     others = [by_id[i] for i in fitting if i != same[0]]
@@ -770,6 +780,34 @@ def _titled_as(node: StoredNode, wanted: frozenset[str]) -> bool:
     """Whether the user knows someone by a profession: a name titled with it, a stated role
     that says it, or the relation (HAS_DOCTOR)."""
     return _title_says(node, wanted) or _role_says(node, wanted) or bool(wanted & node.roles)
+
+
+# Titles said before a surname ("Dr Hassan", "Mrs. Okafor", "Herr Krüger"), not before a
+# given name ("Coach Dave", "Father Tom", "Kuya Jun", "Sir Elton").
+_SURNAME_TITLES = frozenset(
+    {
+        *("mr", "mister", "mrs", "ms", "miss", "madam", "mx", "dr", "doctor", "prof"),
+        *("professor", "herr", "frau", "fraulein", "monsieur", "madame", "mme"),
+        *("mademoiselle", "mlle", "senor", "senora", "senorita", "sra", "srta", "senhor"),
+        *("senhora", "signor", "signore", "signora", "signorina", "pani", "meneer"),
+        *("mevrouw", "doctora", "doutor", "doutora", "dottore", "dottoressa"),
+    }
+)
+
+
+def _given_name_untitled(inc: PersonName, node: StoredNode) -> bool:
+    """A lone given name said without a title, for a person the user knows only by a title
+    and one name that may be a surname ("Hassan"; Dr Hassan)."""
+    return (
+        node.kind == "PERSON"
+        and not inc.title
+        and len(inc.words) == 1
+        and is_given_name(inc.words[0])
+        and all(
+            (p := parse_person(f)).title in _SURNAME_TITLES and len(p.words) == 1
+            for f in node_forms(node)
+        )
+    )
 
 
 def _calling_unknown(inc: PersonName, node: StoredNode) -> bool:

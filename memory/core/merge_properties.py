@@ -404,11 +404,17 @@ def _context(properties: Mapping[str, object]) -> set[str]:
     return words
 
 
-def context_shared(said: Mapping[str, object], stored: Mapping[str, object]) -> bool:
+def context_shared(
+    said: Mapping[str, object],
+    stored: Mapping[str, object],
+    *,
+    ignore: frozenset[str] = frozenset(),
+) -> bool:
     """Whether what is said of someone now and what the graph holds about them share a word
     that says something ("the Aussie from the Hanoi hostel" / "Aussie I met at a hostel in
-    Hanoi"; "rosary group on Wednesday" / "leads the rosary group"), plurals folded."""
-    return bool(_context(said) & _context(stored))
+    Hanoi"; "rosary group on Wednesday" / "leads the rosary group"), plurals folded; words
+    in ``ignore`` (the name said) are none."""
+    return bool((_context(said) & _context(stored)) - ignore)
 
 
 def with_named_type(kind: str, name: str, properties: Mapping[str, object]) -> Mapping[str, object]:

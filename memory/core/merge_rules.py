@@ -23,6 +23,7 @@ from memory.core.descriptions import (
     fits_person,
     foreign_description,
     headed_by,
+    org_description,
     org_headed,
     said_without_determiner,
     someone_elses,
@@ -633,13 +634,16 @@ def _number(s: _Said) -> MergeVerdict | None:
 
 def _transliteration(s: _Said) -> MergeVerdict | None:
     """A thing or an organisation named once in Cyrillic or Greek letters and once in Latin
-    ones ("самовар" / samovar, "Газпром" / Gazprom). People have their own rule (full names
-    only); cities theirs (city-name)."""
+    ones ("самовар" / samovar, "Газпром" / Gazprom), or once in kana, Hangul, Han, Arabic,
+    Hebrew or Devanagari letters that read as the Latin name (``name_scripts.same_reading``:
+    小笼包 / xiaolongbao, 본촌 / Bonchon). People have their own rule (full names only);
+    cities theirs (city-name)."""
     if s.kind in ("PERSON", "PLACE"):
         return None
     across = s.matching(lambda f: _transliterated(s.new, f))
-    if not across and s.kind == "OTHER":
-        # A pet's name in the script the user writes in: ハナ / Hana, 馒头 / Mantou, شمسم.
+    if not across:
+        # A pet's, a dish's or a restaurant's name in the script the user writes in: ハナ /
+        # Hana, 小笼包 / xiaolongbao, 본촌 / Bonchon, فلافل / falafel.
         across = s.matching(lambda f: same_reading(s.new, f))
     return _one_or_several(across, TRANSLITERATION) if across else None
 
@@ -762,6 +766,8 @@ def _description(s: _Said) -> MergeVerdict | None:
     described, tied = _described(s)
     if not described:
         return None
+    if s.kind == "ORG":
+        described = org_description(described)
     return _description_verdict(s.new, described, s.kind, s.same_kind, s.mention, tied=tied)
 
 

@@ -45,6 +45,9 @@ from memory.core.name_spelling import name_parts, name_words
 
 __all__ = ["Reading", "across_scripts", "reading_of", "same_reading"]
 
+# "Haldiram's": the possessive is no part of the name's reading.
+_POSSESSIVE = re.compile(r"['’]s\b")
+
 # Script families read here (the first word of a letter's Unicode name → family).
 _FAMILY = {
     "CJK": "han",
@@ -278,18 +281,22 @@ def _latin_readings(norm: str, titles: frozenset[str]) -> list[tuple[str, ...]]:
 
 
 def same_reading(a: str, b: str) -> bool:
-    """Whether two normalised one-word names, one in a script read here (kana, Hangul, Han,
-    Arabic or Hebrew letters, Devanagari) and one in Latin letters, read the same: ハナ /
-    hana, 馒头 / mantou, سمسم / simsim, शेरू / sheru (each side by the key of that script)."""
+    """Whether two normalised names, one in a script read here (kana, Hangul, Han, Arabic
+    or Hebrew letters, Devanagari) and one in Latin letters, read the same, word breaks and
+    a possessive aside: ハナ / hana, 馒头 / mantou, سمسم / simsim, 小笼包 / xiaolongbao,
+    すし さいとう / sushi saito, हल्दीराम / haldiram's (each side by the key of that
+    script)."""
     for other, latin in ((a, b), (b, a)):
         reading = reading_of(other)
         if reading is None:
             continue
-        if " " in latin.strip() or not latin.isascii() or not latin.isalpha():
+        words = _POSSESSIVE.sub("", latin).split()
+        if not words or not all(w.isascii() and w.isalpha() for w in words):
             return False
         key = _KEYS[reading.family]
         read = [key(w) for w in reading.words]
-        return all(read) and "".join(read) == key(latin)
+        said = "".join(read)
+        return all(read) and said in ("".join(key(w) for w in words), key("".join(words)))
     return False
 
 

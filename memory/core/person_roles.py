@@ -166,6 +166,11 @@ _SYNONYMS = {
     "solicitor": "lawyer",
     "attorney": "lawyer",
     "case_worker": "caseworker",
+    # A trainer is a coach (HAS_TRAINER, "my personal trainer", "my PT" aside: a physio too).
+    "trainer": "coach",
+    "personal_trainer": "coach",
+    "fitness_coach": "coach",
+    "running_coach": "coach",
     "dating": "partner",
 }
 # Family roles: a person has at most a few, and they exclude each other (a sister is not

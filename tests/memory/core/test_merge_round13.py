@@ -1,7 +1,12 @@
 """Round 13 of the naming rules (session 22): a new animal given the name of one that died,
-seen on six of the blind sets (a puppy named after the old dog is two animals, one name)."""
+seen on six of the blind sets (a puppy named after the old dog is two animals, one name);
+then, from the sixteenth blind set (food, drink, health and fitness), trainers, places to
+eat, gyms, the name said as context, a given name against a title, and names of things in
+another script."""
 
+from memory.core.descriptions import org_description
 from memory.core.merge_properties import newcomer_after_death
+from memory.core.person_roles import roles_from_properties, roles_from_relations
 from tests.memory.core.merge_helpers import decide, node
 
 
@@ -46,3 +51,69 @@ def test_only_animals_are_told_apart_by_a_death():
         "merge",
         1,
     )
+
+
+def test_a_trainer_is_a_coach_so_my_trainer_reaches_every_one():
+    assert roles_from_relations([("HAS_TRAINER", False)]) == {"coach"}
+    assert roles_from_properties({"role": "personal trainer"}) == {"coach"}
+    dan = node(1, "Dan Price", "coach", role="personal trainer")
+    kofi = node(2, "Kofi Mensah", "coach", role="running coach")
+    assert decide("my trainer", [dan, kofi], roles=("coach",))[0] == "hold"
+    assert decide("my trainer", [dan], roles=("coach",))[:2] == ("merge", 1)
+
+
+def test_a_word_that_only_says_somewhere_to_go_is_no_word_of_what_it_is():
+    assert org_description(("dumpling", "place")) == ("dumpling",)
+    assert org_description(("place",)) == ("place",)
+    orchid = node(1, "Thai Orchid", kind="ORG", note="Thai restaurant round the corner")
+    assert decide("the Thai place", [orchid], kind="ORG")[:2] == ("merge", 1)
+    legend = node(1, "Dumpling Legend", kind="ORG", note="Chinatown, soup dumplings")
+    jen = node(2, "Jen Café", kind="ORG", note="tiny place, pork and cabbage dumplings")
+    assert decide("the dumpling place", [legend, jen], kind="ORG")[0] == "hold"
+
+
+def test_a_gym_may_be_named_for_fitness():
+    first = node(1, "Fitness First Canary Wharf", "member", kind="ORG")
+    better = node(2, "Better Gym Bethnal Green", "member", kind="ORG")
+    assert decide("the gym", [first, better], kind="ORG")[0] == "hold"
+    assert decide("the gym", [first, node(3, "Tate Modern", kind="ORG")], kind="ORG")[:2] == (
+        "merge",
+        1,
+    )
+
+
+def test_the_name_said_is_no_context_that_picks_a_person():
+    ali = node(1, "Ali Rahman", "friend", note="cooks biryani for Eid")
+    alison = node(2, "Alison Grey", "coach", role="personal trainer", note="goes by Ali")
+    assert decide("Ali", [ali, alison], note="Ali texted about tomorrow")[0] == "hold"
+    # A word that says something still picks ("biryani").
+    assert decide("Ali", [ali, alison], note="Ali brought biryani")[:2] == ("merge", 1)
+
+
+def test_a_given_name_alone_is_asked_against_a_title_and_that_name():
+    gp = node(1, "Dr Hassan", "doctor", role="GP")
+    assert decide("Hassan", [gp], note="from the shawarma shop") == (
+        "hold",
+        None,
+        "name-without-title",
+    )
+    # A surname alone, or the title said, is the doctor.
+    assert decide("Dr. Hassan", [gp])[:2] == ("merge", 1)
+    assert decide("Patterson", [node(1, "Mr. Patterson", "teacher")])[:2] == ("merge", 1)
+
+
+def test_names_of_things_in_another_script_read_as_the_latin_name():
+    for said, stored, kind in [
+        ("小笼包", "xiaolongbao", "THING"),
+        ("본촌", "Bonchon", "ORG"),
+        ("すし さいとう", "Sushi Saito", "ORG"),
+        ("हल्दीराम", "Haldiram's", "ORG"),
+        ("فلافل", "falafel", "THING"),
+    ]:
+        assert decide(said, [node(1, stored, kind=kind)], kind=kind) == (
+            "merge",
+            1,
+            "transliteration",
+        ), said
+    # Another reading stays apart (餃子 reads jiaozi, not gyoza: a question for the user).
+    assert decide("餃子", [node(1, "gyoza", kind="THING")], kind="THING")[0] == "new"
