@@ -80,6 +80,7 @@ from memory.core.name_heads import (
     POSSESSOR,
     WORD_ORDER,
     event_head,
+    extends,
     in_another_order,
     one_occasion,
     one_occasion_said_otherwise,
@@ -713,6 +714,12 @@ def _kind_word(s: _Said) -> MergeVerdict | None:
         for n in s.usable
         if n.kind != s.kind and n.kind in CONCEPT_KINDS and s.new in node_forms(n)
     ]
+    # "Tony's", with Tony's Pizza and Tony's Chippy stored: the name begins both.
+    namesakes += [
+        n.id
+        for n in s.same_kind
+        if n.id not in headed and any(extends(s.new, f) for f in node_forms(n))
+    ]
     if namesakes:
         ids = [*headed, *namesakes]
         return make_verdict(HOLD, ids, f"{KIND_WORD}-ambiguous", dict.fromkeys(ids, 1.0))
@@ -875,13 +882,17 @@ def _similar_names(s: _Said) -> MergeVerdict | None:
     own = own_place(s.new, s.kind, similar, s.mention) if s.kind in NAMED_PLACE_KINDS else None
     if own is not None:
         return make_verdict(MERGE, [own.id], OWN_PLACE, {own.id: best_similarity(s.new, own)})
+    # A concept misspelt ("potery") is still asked about: only a name is corrected — also
+    # one too short to be similar by the edit threshold ("Chipolte", two letters swapped).
+    if s.kind in _MISSPELT_KINDS and s.name[:1].isupper() and len(similar) <= 1:
+        typed = [
+            n for n in similar or s.same_kind if any(_misspelt(s.new, f) for f in node_forms(n))
+        ]
+        if len(typed) == 1:
+            only = typed[0]
+            return make_verdict(MERGE, [only.id], MISSPELT, {only.id: best_similarity(s.new, only)})
     if not similar:
         return None
-    # A concept misspelt ("potery") is still asked about: only a name is corrected.
-    if len(similar) == 1 and s.kind in _MISSPELT_KINDS and s.name[:1].isupper():
-        only = similar[0]
-        if any(_misspelt(s.new, f) for f in node_forms(only)):
-            return make_verdict(MERGE, [only.id], MISSPELT, {only.id: best_similarity(s.new, only)})
     scores = {n.id: best_similarity(s.new, n) for n in similar}
     return make_verdict(HOLD, [n.id for n in similar], "similar", scores)
 

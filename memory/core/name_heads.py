@@ -32,6 +32,18 @@ _ORG_WORDS = frozenset(
         # Round 9: where children are minded, the old cared for, patients seen.
         *("nursery", "preschool", "kindergarten", "care home", "nursing home", "surgery"),
         *("medical centre", "medical center", "health centre", "health center"),
+        # Round 13: where people eat and drink ("Costa" / Costa Coffee, "Mama's" / Mama's
+        # Kitchen, "Borough" / Borough Market).
+        *("kitchen", "market", "coffee", "burger", "burgers", "pizza", "pizzeria", "grill"),
+        *("diner", "deli", "brasserie", "trattoria", "taverna", "canteen", "tavern"),
+    }
+)
+# The word for what a place to eat, drink or stay is, said before its name in many languages
+# ("Da Mario" / Trattoria Da Mario, "Nikos" / Taverna Nikos, "Le Dôme" / Café Le Dôme).
+_ORG_WORDS_BEFORE = frozenset(
+    {
+        *("trattoria", "ristorante", "pizzeria", "osteria", "taverna", "cafe", "caffe", "bar"),
+        *("brasserie", "boulangerie", "patisserie", "restaurant", "bistro", "cantina", "hotel"),
     }
 )
 # A saint's name is given to a parish's church, school and hospital alike: "St. Mary's"
@@ -49,6 +61,8 @@ KIND_WORDS: dict[str, frozenset[str]] = {
     "TOPIC": frozenset({"music"}),
     "PREFERENCE": frozenset({"music", "food", "cuisine"}),
     "PLACE": frozenset({"national park", "islands"}),
+    # An app is what its name alone means ("Strava app" / Strava).
+    "THING": frozenset({"app"}),
 }
 _WORD = re.compile(r"[^\W_]+")
 
@@ -60,7 +74,7 @@ def _words(norm: str) -> list[str]:
 def with_kind_word(a: str, b: str, kind: str) -> bool:
     """Whether one normalised name is the other with the word (or words) for its kind after
     it ("blue door" / "blue door café" for an ORG, "willow court" / "willow court care
-    home")."""
+    home"), or, for a place to eat or stay, before it ("da mario" / "trattoria da mario")."""
     kind_words = KIND_WORDS.get(kind)
     if not kind_words:
         return False
@@ -68,11 +82,20 @@ def with_kind_word(a: str, b: str, kind: str) -> bool:
     if not short or short[0] in _DEDICATIONS:
         return False
     head = " ".join(long[len(short) :])
-    return (
-        long[: len(short)] == short
-        and head in kind_words
-        and any(w not in STOP_WORDS and w not in kind_words for w in short)
-    )
+    if not any(w not in STOP_WORDS and w not in kind_words for w in short):
+        return False
+    if long[: len(short)] == short and head in kind_words:
+        return True
+    # ... or, for a place to eat or stay, the word before it ("Da Mario" / Trattoria Da Mario).
+    before = " ".join(long[: len(long) - len(short)])
+    return kind == "ORG" and long[len(long) - len(short) :] == short and before in _ORG_WORDS_BEFORE
+
+
+def extends(short: str, long: str) -> bool:
+    """Whether a normalised name's words begin another's, which says more after them
+    ("tony's" / "tony's chippy")."""
+    a, b = _words(short), _words(long)
+    return bool(a) and len(b) > len(a) and b[: len(a)] == a
 
 
 def with_stated_type(said: str, stored: str, properties: Mapping[str, object]) -> bool:

@@ -115,5 +115,53 @@ def test_names_of_things_in_another_script_read_as_the_latin_name():
             1,
             "transliteration",
         ), said
-    # Another reading stays apart (餃子 reads jiaozi, not gyoza: a question for the user).
-    assert decide("餃子", [node(1, "gyoza", kind="THING")], kind="THING")[0] == "new"
+    # Another reading stays apart (一蘭 reads yilan in Chinese, not Ichiran as in Japanese).
+    assert decide("一蘭", [node(1, "Ichiran", kind="ORG")], kind="ORG")[0] == "new"
+
+
+def test_medicines_foods_and_chains_by_their_other_names():
+    for said, stored, kind in [
+        ("Panadol", "paracetamol", "THING"),
+        ("Lipitor", "atorvastatin", "THING"),
+        ("salbutamol", "Ventolin inhaler", "THING"),
+        ("potstickers", "gyoza", "THING"),
+        ("Spanish omelette", "tortilla de patatas", "THING"),
+        ("veggie", "vegetarian", "PREFERENCE"),
+        ("celiac disease", "coeliac disease", "PREFERENCE"),
+        ("Spoons", "Wetherspoons", "ORG"),
+        ("Sainsbo's", "Sainsbury's", "ORG"),
+        ("the black stuff", "Guinness", "THING"),
+    ]:
+        assert decide(said, [node(1, stored, kind=kind)], kind=kind) == (
+            "merge",
+            1,
+            "known-name",
+        ), said
+    # A combination product is another medicine.
+    assert decide("Tylenol PM", [node(1, "paracetamol", kind="THING")], kind="THING")[0] != "merge"
+
+
+def test_a_place_to_eat_said_without_the_word_for_what_it_is():
+    for said, stored in [
+        ("Costa", "Costa Coffee"),
+        ("Mama's", "Mama's Kitchen"),
+        ("Borough", "Borough Market"),
+        ("Da Mario", "Trattoria Da Mario"),
+        ("Nikos", "Taverna Nikos"),
+    ]:
+        assert decide(said, [node(1, stored, kind="ORG")], kind="ORG") == (
+            "merge",
+            1,
+            "kind-word",
+        ), said
+    assert decide("Strava app", [node(1, "Strava", kind="THING")], kind="THING")[:2] == ("merge", 1)
+    # Another place whose name the said one begins is a rival.
+    pizza, chippy = node(1, "Tony's Pizza", kind="ORG"), node(2, "Tony's Chippy", kind="ORG")
+    assert decide("Tony's", [pizza, chippy], kind="ORG") == ("hold", None, "kind-word-ambiguous")
+
+
+def test_a_brand_with_two_letters_swapped_is_the_brand():
+    chipotle = node(1, "Chipotle", kind="ORG")
+    assert decide("Chipolte", [chipotle], kind="ORG") == ("merge", 1, "misspelt")
+    # A concept, said in lower case, is not corrected ("potery" is asked about).
+    assert decide("chipolte", [node(1, "chipotle", kind="THING")], kind="THING")[0] != "merge"
