@@ -469,8 +469,8 @@ def _pick_among(
     if picked is not None:
         return make_verdict(MERGE, [picked], found[picked] + BY_ROLE, {picked: scores[picked]})
     picked = _picked_by_context(inc, fitting, by_id, mention)
-    if picked is not None and _PERSON_RANK[found[picked]] <= min(
-        _PERSON_RANK[why] for i, why in found.items() if i != picked
+    if picked is not None and _rank(inc, found, picked, by_id) <= min(
+        _rank(inc, found, i, by_id) for i in found if i != picked
     ):
         # ... when the name reaches it no less surely than any other (not Fr. Tomasz by a
         # clipped "Tom" over Fr. Thomas by the nickname table).
@@ -656,6 +656,15 @@ def _picked_by_affiliation(
     the colleague, of whom no company is known), when no other is known to be of it."""
     same = [i for i in fitting if said_same_affiliation(mention.properties, by_id[i].properties)]
     return same[0] if len(same) == 1 else None
+
+
+def _rank(inc: PersonName, found: dict[int, str], i: int, by_id: dict[int, StoredNode]) -> int:
+    """How surely a name reaches a candidate (``_PERSON_RANK``); a given name said alone
+    reaches someone known by a title and that one name ("Ahmed"; Dr Ahmed) as a surname
+    alone would."""
+    if found[i] == "title" and _given_name_untitled(inc, by_id[i]):
+        return _PERSON_RANK[SURNAME]
+    return _PERSON_RANK[found[i]]
 
 
 def _picked_by_context(

@@ -17,7 +17,7 @@ from collections.abc import Mapping
 
 from memory.core.merge_places import is_acronym_of
 from memory.core.name_spelling import fold_accents
-from memory.core.person_roles import PEOPLE_ROLES, stated_age
+from memory.core.person_roles import PEOPLE_ROLES, role_word, stated_age
 from memory.core.place_names import country_iso, state_country
 from memory.core.words import STOP_WORDS, content_words, word_zipf
 
@@ -389,15 +389,25 @@ def said_same_affiliation(said: Mapping[str, object], stored: Mapping[str, objec
 # and words this common (wordfreq's Zipf scale, "today" 5.6, "work" 6.0) — "Sunday" (5.0),
 # "church" (4.9), "climbing" (4.1) and "hostel" (3.4) are kept.
 _CONTEXT_ZIPF = 5.2
-_CONTEXT_NOISE = PEOPLE_ROLES | {"met", "told", "said", "says", "came", "went", "asked"}
+# Trades a note may name someone by ("physio Tom"): telling, unlike "friend" or "sister".
+_CONTEXT_TRADES = frozenset(
+    {"doctor", "therapist", "physio", "dietitian", "coach", "teacher", "tutor", "vet"}
+    | {"dentist", "lawyer", "accountant", "caseworker", "landlord", "mentor"}
+)
+_CONTEXT_NOISE = (PEOPLE_ROLES - _CONTEXT_TRADES) | {
+    *("met", "told", "said", "says", "came", "went", "asked"),
+}
 
 
 def _context(properties: Mapping[str, object]) -> set[str]:
+    """The telling words of what was said of someone, plurals folded and a role said as roles
+    are named ("physiotherapist" / "physio" → physio)."""
     words = set()
     for value in properties.values():
         if not isinstance(value, str):
             continue
         for word in content_words(fold_accents(value)):
+            word = role_word(word)
             if word.isdigit() or word in _CONTEXT_NOISE or word_zipf(word) > _CONTEXT_ZIPF:
                 continue
             words.add(word[:-1] if len(word) > 4 and word.endswith("s") else word)

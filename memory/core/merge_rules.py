@@ -101,8 +101,10 @@ from memory.core.person_roles import (
     PEOPLE_ROLES,
     PET,
     PET_ROLES,
+    PLANNED,
     POSSESSION,
     TIE_ROLES,
+    WENT,
     capacities_differ,
     colleagues_both,
     family_roles,
@@ -964,7 +966,11 @@ _RULES: tuple[Callable[[_Said], MergeVerdict | None], ...] = (
 
 def _another_occasion(mention: Mention, node: StoredNode) -> bool:
     """The Lisbon trip planned for next April is not the one the user took in May 2023
-    (ATTENDED makes the stored one past: ``person_roles`` names that tie "school")."""
+    (ATTENDED makes the stored one past: ``person_roles`` names that tie "school"); an event
+    the user went to (ATTENDED) is not the one of its name they plan now (PLANS: the Berlin
+    Marathon of 2023 and the one signed up for this September)."""
+    if PLANNED in mention.roles and WENT in node.roles and PLANNED not in node.roles:
+        return True
     attended = "school" in node.roles
     return occasions_differ(mention.properties, node.properties, attended=attended)
 
@@ -1188,8 +1194,12 @@ def _exact_part_name(
     reached = [only.id]
     if verdict is not None and verdict.action != NEW:
         reached += verdict.candidates
+    by_id = {n.id: n for n in same_kind}
+    if parse_person(new).title:
+        # "Dr. Patel", said as the GP is stored: not Priya Patel, a friend the user knows as
+        # something and never called by a title.
+        reached = [i for i in reached if i == only.id or not _untitled_known(by_id[i])]
     if len(reached) > 1:
-        by_id = {n.id: n for n in same_kind}
         picked = [
             i for i in reached if mention.roles and shares_role(mention.roles, by_id[i].roles)
         ]
@@ -1203,6 +1213,14 @@ def _exact_part_name(
     if said_otherwise(mention, only, part=True):
         return make_verdict(HOLD, reached, f"exact-{ROLE_DIFFERS}", {only.id: 1.0})
     return None
+
+
+def _untitled_known(node: StoredNode) -> bool:
+    """Someone the user knows as something (a relation or a stated role) and names by no
+    title."""
+    return bool(node.roles or node.properties.get("role")) and not any(
+        parse_person(f).title for f in node_forms(node)
+    )
 
 
 def said_otherwise(mention: Mention, target: StoredNode, *, part: bool = False) -> bool:

@@ -17,10 +17,12 @@ __all__ = [
     "PEOPLE_ROLES",
     "PET",
     "PET_ROLES",
+    "PLANNED",
     "POSSESSION",
     "POST_TITLES",
     "TIE_ROLES",
     "TITLES",
+    "WENT",
     "capacities_differ",
     "colleagues_both",
     "contradicts",
@@ -166,6 +168,10 @@ _SYNONYMS = {
     "solicitor": "lawyer",
     "attorney": "lawyer",
     "case_worker": "caseworker",
+    "physiotherapist": "physio",
+    "physical_therapist": "physio",
+    "dietician": "dietitian",
+    "nutritionist": "dietitian",
     # A trainer is a coach (HAS_TRAINER, "my personal trainer", "my PT" aside: a physio too).
     "trainer": "coach",
     "personal_trainer": "coach",
@@ -234,6 +240,8 @@ _SOCIAL = frozenset(
         "student",
         "doctor",
         "therapist",
+        "physio",
+        "dietitian",
         "coach",
         "landlord",
         # The professionals people say "my …" of (session 21): HAS_VET, HAS_DENTIST,
@@ -436,10 +444,29 @@ def role_word(word: str) -> str:
     return _SYNONYMS.get(word, word)
 
 
+# What an event is to the user: one they went to (ATTENDED) or one ahead (PLANS). A plan
+# said of an event that the user went to is another occasion of it (the Berlin Marathon run
+# in 2023; the one signed up for "this September"). Said alongside the tie ATTENDED gives.
+WENT = "went"
+PLANNED = "planned"
+_OCCASIONS = {
+    **dict.fromkeys(("attended", "went_to", "took_part_in", "ran", "competed_in"), WENT),
+    **dict.fromkeys(
+        ("plans", "plans_to_attend", "will_attend", "signed_up_for", "registered_for"), PLANNED
+    ),
+}
+
+
 def roles_from_relations(relations: Iterable[tuple[str, bool]]) -> frozenset[str]:
     """The roles someone has for the user, from ``(label, towards_self)`` pairs: the label
-    of a relation between the user and them, and whether it points at the user."""
+    of a relation between the user and them, and whether it points at the user — and what
+    an event is to the user (``WENT``, ``PLANNED``)."""
     roles = {_role(label, towards_self=towards) for label, towards in relations}
+    roles |= {
+        _OCCASIONS.get(label.strip().lower().replace("-", "_").replace(" ", "_"))
+        for label, towards in relations
+        if not towards
+    }
     return frozenset(r for r in roles if r)
 
 

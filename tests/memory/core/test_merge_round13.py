@@ -165,3 +165,52 @@ def test_a_brand_with_two_letters_swapped_is_the_brand():
     assert decide("Chipolte", [chipotle], kind="ORG") == ("merge", 1, "misspelt")
     # A concept, said in lower case, is not corrected ("potery" is asked about).
     assert decide("chipolte", [node(1, "chipotle", kind="THING")], kind="THING")[0] != "merge"
+
+
+def test_an_event_the_user_went_to_is_not_the_one_of_its_name_they_plan():
+    assert {"went", "school"} <= roles_from_relations([("ATTENDED", False)])
+    assert roles_from_relations([("PLANS", False)]) == {"planned"}
+    ran = node(1, "Berlin Marathon", "went", "school", kind="EVENT", date="2023-09")
+    said = {"note": "signed up for Berlin again this September"}
+    assert decide("Berlin Marathon", [ran], kind="EVENT", roles=("planned",), **said) == (
+        "new",
+        None,
+        "properties-differ",
+    )
+    # Said as gone to, or with no tie, it is the one the user ran.
+    assert decide("Berlin Marathon", [ran], kind="EVENT", roles=("went",))[:2] == ("merge", 1)
+    # A plan the graph holds, then done: one event.
+    planned = node(1, "charity 5K", "planned", kind="EVENT", date="14 June")
+    assert decide("the 5K", [planned], kind="EVENT", roles=("went",))[:2] == ("merge", 1)
+    # Of two moves planned and one made, "the move" planned is the planned one.
+    done = node(1, "move to Porto", "went", "school", kind="EVENT")
+    ahead = node(2, "move to Lisbon", "planned", kind="EVENT")
+    assert decide("the move", [done, ahead], kind="EVENT", roles=("planned",))[:2] == ("merge", 2)
+
+
+def test_a_title_and_surname_said_as_stored_is_not_a_friend_of_that_surname():
+    gp = node(1, "Dr Patel", "doctor", role="GP")
+    priya = node(2, "Priya Patel", "friend", note="cooks amazing biryani")
+    assert decide("Dr. Patel", [gp, priya], note="renewed my prescription")[:2] == ("merge", 1)
+    # Someone the user knows by nothing may be the doctor: asked.
+    unknown = node(2, "Priya Patel")
+    assert decide("Dr. Patel", [gp, unknown])[0] == "hold"
+
+
+def test_a_trade_named_in_what_is_said_picks_the_person_of_that_trade():
+    assert roles_from_relations([("HAS_PHYSIO", False)]) == {"physio"}
+    assert roles_from_properties({"role": "physiotherapist"}) == {"physio"}
+    fisher = node(1, "Tom Fisher", "physio", role="physiotherapist")
+    reilly = node(2, "Tom Reilly", "friend")
+    said = {"note": "physio Tom says no running for two weeks"}
+    assert decide("Tom", [fisher, reilly], **said) == ("merge", 1, "first-name-by-context")
+    # "friend" tells nothing: every Tom may be a friend.
+    assert decide("Tom", [fisher, reilly], note="my friend Tom called")[0] == "hold"
+
+
+def test_a_given_name_alone_reaches_a_title_and_that_name_as_a_surname_would():
+    dentist = node(1, "Dr Ahmed", "doctor", role="dentist")
+    friend = node(2, "Ahmed Khan", "friend", note="cooks Yemeni mandi for everyone")
+    said = {"note": "Ahmed's making mandi this weekend"}
+    assert decide("Ahmed", [dentist, friend], **said) == ("merge", 2, "first-name-by-context")
+    assert decide("Ahmed", [dentist, friend])[0] == "hold"
