@@ -40,9 +40,11 @@ __all__ = [
     "said_same_place",
     "species_class",
     "states_region",
+    "type_class",
     "types_differ",
     "what_it_is",
     "with_named_type",
+    "work_type",
 ]
 
 PROPERTIES_DIFFER = "properties-differ"
@@ -249,6 +251,24 @@ def occasions_differ(
     return (ahead_a and not ahead_b and behind_b) or (ahead_b and not ahead_a and behind_a)
 
 
+# What a work is, by who the graph says made it, when no type is stated: a work with an
+# author is a book, one with a director a film (Homer's Odyssey, Nolan's).
+_MADE_BY = {"author": "book", "writer": "book", "director": "film"}
+
+
+def work_type(properties: Mapping[str, object]) -> Mapping[str, object]:
+    """The properties with the type their maker implies when none is stated (``_MADE_BY``)."""
+    if properties.get("type"):
+        return properties
+    made = next((t for k, t in _MADE_BY.items() if properties.get(k)), None)
+    return {**properties, "type": made} if made else properties
+
+
+def type_class(value: object) -> str | None:
+    """The class of a thing's stated type or label ("2021 film" → film, "novel" → book)."""
+    return _class_of(_words(value), _THING_TYPE_CLASS) if isinstance(value, str) else None
+
+
 def properties_differ(kind: str, said: Mapping[str, object], stored: Mapping[str, object]) -> bool:
     """Whether what was said of an incoming entity (``said``) and of a stored node of the
     same name or kind (``stored``) make them two referents: an identifying property of the
@@ -259,6 +279,8 @@ def properties_differ(kind: str, said: Mapping[str, object], stored: Mapping[str
     "April next year")."""
     kind = kind.strip().upper()
     keys = IDENTIFYING_KEYS.get(kind, ())
+    if kind == "THING":
+        said, stored = work_type(said), work_type(stored)
     if kind == "PERSON" and _ages_apart(said.get("age"), stored.get("age")):
         return True
     if any(k in said and k in stored and _values_differ(kind, k, said[k], stored[k]) for k in keys):

@@ -58,9 +58,11 @@ from memory.core.merge_properties import (
     said_same_affiliation,
     same_letters,
     states_region,
+    type_class,
     types_differ,
     what_it_is,
     with_named_type,
+    work_type,
 )
 from memory.core.merge_types import (
     HOLD,
@@ -84,6 +86,7 @@ from memory.core.name_heads import (
     in_another_order,
     one_occasion,
     one_occasion_said_otherwise,
+    qualified,
     with_kind_word,
     with_stated_type,
 )
@@ -155,6 +158,7 @@ IDENTIFIER = "identifier"
 TITLE_PART = "title-part"
 KNOWN_NAME = "known-name"
 MISSPELT = "misspelt"
+QUALIFIED = "qualified"
 # One name for two sorts of thing by what was said of each (a project and a framework).
 EXACT_TYPE_DIFFERS = "exact-type-differs"
 # One concept the extractor typed two ways (a camping trip as an EVENT and as a THING).
@@ -344,6 +348,12 @@ def decide_merge(
          name (``_exact_part_name``: "exact-ambiguous", "exact-by-role",
          "exact-role-differs"); a client against a boss of one full name, or a thing of
          another stated type, is held ("exact-role-differs", "exact-type-differs");
+         A name the graph already holds two referents of — the plain one and one
+         labelled ("Dune" and "Dune (2021 film)", the Write's "Luna (dog)", "Harry Potter
+         film series": ``name_heads.qualified``) — goes to the one the user's tie (read,
+         watched) or the type said picks ("exact-by-role", "exact-by-type"), else is asked
+         ("exact-ambiguous"); with the plain one set apart by what was said, to the
+         labelled one ("qualified", after rule 2);
       2. the name equals a normalised alias of exactly one node → merge ("alias");
          of several → hold ("alias-ambiguous"); a name a property states the node is known
          by (a code, a handle) → merge ("identifier"); a title's part before or after its
@@ -455,6 +465,7 @@ def decide_merge(
         same_kind=[n for n in usable if n.kind == kind],
         hint=hint,
         threshold=similarity_threshold,
+        set_apart=frozenset(f for n in differ if n.kind == kind for f in node_forms(n)),
     )
     for rule in _RULES:
         verdict = rule(said)
@@ -469,7 +480,8 @@ class _Said:
     """One proposed entity as the rules see it: its name as cleaned (``name``) and
     normalised (``new``), its kind, what the batch said of it, and the stored nodes the
     rules may reach (``usable``: kept-apart and properties-differ ones left out;
-    ``same_kind``: those of its kind)."""
+    ``same_kind``: those of its kind; ``set_apart``: the names of the properties-differ
+    ones)."""
 
     name: str
     new: str
@@ -479,6 +491,8 @@ class _Said:
     same_kind: Sequence[StoredNode]
     hint: str | None
     threshold: float
+    # The names of same-kind nodes what was said sets apart (properties-differ).
+    set_apart: frozenset[str] = frozenset()
 
     def matching(self, test: Callable[[str], bool]) -> list[int]:
         """Ids of same-kind nodes with a name or alias that passes ``test``."""
@@ -493,6 +507,15 @@ def _exact(s: _Said) -> MergeVerdict | None:
     """Rule 1: the same normalised name, its full stops aside ("Dr Kapoor" / "Dr. Kapoor")."""
     said = _stopless(s.new)
     exact = [n.id for n in s.same_kind if _stopless(normalise_name(n.name)) == said]
+    # "Dune", with Dune the novel and "Dune (2021 film)" stored; "Luna", with Luna the cat
+    # and "Luna (dog)": the name is two referents' already.
+    siblings = [
+        n
+        for n in s.same_kind
+        if n.id not in exact and any(qualified(s.new, f) for f in node_forms(n))
+    ]
+    if exact and siblings:
+        return _one_of_a_name(s, exact, siblings)
     if len(exact) == 1 and s.kind == "PERSON":
         only = next(n for n in s.same_kind if n.id == exact[0])
         moved = exact_moved_by_role(s.new, only, s.same_kind, s.mention)
@@ -524,6 +547,43 @@ def _exact(s: _Said) -> MergeVerdict | None:
         rule = "exact" if len(exact) == 1 else "exact-ambiguous"
         return make_verdict(action, exact, rule, dict.fromkeys(exact, 1.0))
     return None
+
+
+def _qualified(s: _Said) -> MergeVerdict | None:
+    """The plain "Dune" set apart by what was said (a film, not the novel): the labelled
+    "Dune (2021 film)" it leaves — or, of several, the one the tie or the type picks."""
+    if s.new not in s.set_apart:
+        return None
+    siblings = [n for n in s.same_kind if any(qualified(s.new, f) for f in node_forms(n))]
+    if len(siblings) == 1:
+        return make_verdict(MERGE, [siblings[0].id], QUALIFIED, {siblings[0].id: 1.0})
+    return _one_of_a_name(s, [], siblings) if siblings else None
+
+
+def _one_of_a_name(s: _Said, exact: list[int], siblings: list[StoredNode]) -> MergeVerdict:
+    """Which of the referents of one name is meant: the one the user's tie to it picks
+    (read, watched, a pet), else the one whose type or label the type said fits (a film,
+    a dog) — or a question ("exact-ambiguous")."""
+    nodes = [n for n in s.same_kind if n.id in exact] + siblings
+    ids = [n.id for n in nodes]
+    roles = s.mention.roles
+    by_role = [n.id for n in nodes if roles and shares_role(roles, n.roles)]
+    if len(by_role) == 1:
+        return make_verdict(MERGE, by_role, "exact-by-role", {by_role[0]: 1.0})
+    said = type_class(work_type(s.mention.properties).get("type"))
+    if said is not None:
+        typed = [
+            n.id
+            for n in nodes
+            if said
+            in (
+                type_class(work_type(n.properties).get("type")),
+                *(type_class(q) for f in node_forms(n) if (q := qualified(s.new, f))),
+            )
+        ]
+        if len(typed) == 1:
+            return make_verdict(MERGE, typed, "exact-by-type", {typed[0]: 1.0})
+    return make_verdict(HOLD, ids, "exact-ambiguous", dict.fromkeys(ids, 1.0))
 
 
 def _stopless(norm: str) -> str:
@@ -943,6 +1003,7 @@ def _hinted(s: _Said) -> MergeVerdict | None:
 _RULES: tuple[Callable[[_Said], MergeVerdict | None], ...] = (
     _exact,
     _alias,
+    _qualified,
     _spelling,
     _number,
     _transliteration,

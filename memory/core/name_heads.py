@@ -91,6 +91,30 @@ def with_kind_word(a: str, b: str, kind: str) -> bool:
     return kind == "ORG" and long[len(long) - len(short) :] == short and before in _ORG_WORDS_BEFORE
 
 
+# Words that say which work of a title is meant ("Harry Potter film series", "Dune novel").
+_WORK_WORDS = frozenset(
+    {
+        *("film", "films", "movie", "movies", "series", "tv", "show", "book", "books"),
+        *("novel", "novels", "game", "games", "album", "musical", "play", "trilogy", "saga"),
+        *("adaptation", "remake", "version", "original", "soundtrack"),
+    }
+)
+
+
+def qualified(said: str, form: str) -> str | None:
+    """What a stored name adds to the name said to tell one referent of it from another —
+    a label in brackets (the Write's "Luna (dog)", "Marco Bianchi (2)", "Dune (2021
+    film)") or the words for a kind of work ("Harry Potter film series") — else None."""
+    if not form.startswith(said + " "):
+        return None
+    rest = form[len(said) :].strip()
+    if rest.startswith("("):
+        # (A normalised name may have lost its closing bracket.)
+        return rest.strip("() ") or None
+    words = _words(rest)
+    return rest if words and all(w in _WORK_WORDS for w in words) else None
+
+
 def extends(short: str, long: str) -> bool:
     """Whether a normalised name's words begin another's, which says more after them
     ("tony's" / "tony's chippy")."""

@@ -457,6 +457,17 @@ _OCCASIONS = {
 }
 
 
+# How the user knows a work: read, watched or played (Dune the novel READ, Dune the film
+# WATCHED) — what tells two works of one name apart when the name cannot.
+_OCCASIONS.update(
+    {
+        **dict.fromkeys(("read", "reads", "is_reading", "reading"), "read"),
+        **dict.fromkeys(("watched", "watches", "is_watching", "saw", "binged"), "watched"),
+        **dict.fromkeys(("plays", "played", "is_playing"), "played"),
+    }
+)
+
+
 def roles_from_relations(relations: Iterable[tuple[str, bool]]) -> frozenset[str]:
     """The roles someone has for the user, from ``(label, towards_self)`` pairs: the label
     of a relation between the user and them, and whether it points at the user — and what

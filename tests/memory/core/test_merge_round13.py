@@ -214,3 +214,46 @@ def test_a_given_name_alone_reaches_a_title_and_that_name_as_a_surname_would():
     said = {"note": "Ahmed's making mandi this weekend"}
     assert decide("Ahmed", [dentist, friend], **said) == ("merge", 2, "first-name-by-context")
     assert decide("Ahmed", [dentist, friend])[0] == "hold"
+
+
+def test_a_name_the_graph_holds_two_referents_of_is_asked_unless_the_tie_picks_one():
+    assert roles_from_relations([("WATCHED", False)]) == {"watched"}
+    assert roles_from_relations([("READ", False)]) == {"read"}
+    novel = node(1, "Dune", "read", kind="THING", type="novel", author="Frank Herbert")
+    film = node(2, "Dune (2021 film)", "watched", kind="THING", type="film")
+    assert decide("Dune", [novel, film], kind="THING", note="Dune was incredible") == (
+        "hold",
+        None,
+        "exact-ambiguous",
+    )
+    assert decide("Dune", [novel, film], kind="THING", roles=("watched",)) == (
+        "merge",
+        2,
+        "exact-by-role",
+    )
+    # Said as a film, the novel is set apart (properties-differ) and the labelled one is left.
+    assert decide("Dune", [novel, film], kind="THING", type="movie") == ("merge", 2, "qualified")
+    # A type that fits neither leaves both (a game of the name): asked.
+    game = {"note": "loved it"}
+    assert decide("Dune", [novel, film], kind="THING", **game)[0] == "hold"
+    # The Write's own labels: a later "Luna" with Luna the cat and "Luna (dog)" stored.
+    cat = node(1, "Luna", "pet", kind="OTHER", species="cat")
+    dog = node(2, "Luna (dog)", kind="OTHER", species="dog")
+    assert decide("Luna", [cat, dog], kind="OTHER")[0] == "hold"
+    # "Dune: Part Two" or "Dune Messiah" are other works, not labels of one.
+    messiah = node(2, "Dune Messiah", "read", kind="THING")
+    assert decide("Dune", [novel, messiah], kind="THING")[:2] == ("merge", 1)
+
+
+def test_a_work_with_an_author_is_a_book_and_with_a_director_a_film():
+    homer = node(1, "The Odyssey", "read", kind="THING", author="Homer")
+    said = {"director": "Christopher Nolan", "note": "Nolan's Odyssey comes out in July"}
+    assert decide("The Odyssey", [homer], kind="THING", **said) == (
+        "new",
+        None,
+        "properties-differ",
+    )
+    assert decide("The Odyssey", [homer], kind="THING", note="finished book 9")[:2] == (
+        "merge",
+        1,
+    )
