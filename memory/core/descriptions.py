@@ -43,7 +43,10 @@ __all__ = [
     "someone_elses",
 ]
 
-DETERMINERS = frozenset({"the", "my", "our", "his", "her", "their", "your"})
+# ... and the demonstratives people point back with ("that podcast", "this gym").
+DETERMINERS = frozenset(
+    {"the", "my", "our", "his", "her", "their", "your", "that", "this", "those", "these"}
+)
 # Determiners and possessives of Spanish, Portuguese, French, Italian and German said before
 # a description ("mi coche", "o eletricista", "der Vermieter"): the articles said before a
 # name (``name_spelling.FOREIGN_ARTICLES``) but the genitive or plural "des", and the

@@ -46,7 +46,13 @@ _PARTICLES = frozenset(
 
 
 def _acronym(token: str) -> bool:
-    return MIN_ACRONYM <= len(token) <= MAX_ACRONYM and token.isascii() and token.isupper()
+    """An acronym as written: in capitals ("NHS"), or with small letters for the little
+    words between capitals ("MoMA": Museum of Modern Art)."""
+    if not (MIN_ACRONYM <= len(token) <= MAX_ACRONYM and token.isascii()):
+        return False
+    if token.isupper():
+        return True
+    return token.isalpha() and token[:1].isupper() and sum(c.isupper() for c in token) >= 3
 
 
 def _tokens(name: str) -> list[str]:

@@ -80,13 +80,16 @@ from memory.core.name_heads import (
     KIND_WORD,
     KIND_WORDS,
     POSSESSOR,
+    WEEKDAY,
     WORD_ORDER,
     event_head,
     extends,
+    headed_as,
     in_another_order,
     one_occasion,
     one_occasion_said_otherwise,
     qualified,
+    with_day,
     with_kind_word,
     with_stated_type,
 )
@@ -764,6 +767,17 @@ def _kind_word(s: _Said) -> MergeVerdict | None:
     )
     if typed:
         return _one_or_several(typed, KIND_WORD)
+    # "spin class", with the Tuesday spin class stored (two of them: asked).
+    dated = s.matching(lambda f: with_day(s.new, f)) if s.kind != "PERSON" else []
+    if dated:
+        # Another of the kind with the name said as its end (the office sci-fi book club,
+        # beside the Thursday one) may be meant too.
+        rivals = [
+            n.id
+            for n in s.same_kind
+            if n.id not in dated and any(headed_as(s.new, f) for f in node_forms(n))
+        ]
+        return _one_or_several([*dated, *rivals], WEEKDAY)
     if s.kind not in KIND_WORDS:
         return None
     headed = s.matching(lambda f: with_kind_word(s.new, f, s.kind))
@@ -1060,9 +1074,18 @@ def _title_part(a: str, b: str) -> bool:
         mark = next((m for m in (":", " – ", " — ", " - ") if m in whole), None)
         if mark is not None and mark.strip() not in part:
             parts = [p.strip() for p in whole.split(mark, 1)]
-            if part in parts and len(part) >= 2 and not _SEQUEL.fullmatch(parts[1]):
+            if _SEQUEL.fullmatch(parts[1]):
+                continue
+            # Either part may be said without its "the" ("Rings of Power": The Lord of the
+            # Rings: The Rings of Power; "Witcher 3": The Witcher 3: Wild Hunt).
+            bare = _unthe(part)
+            if len(bare) >= 2 and bare in (_unthe(p) for p in parts):
                 return True
     return False
+
+
+def _unthe(norm: str) -> str:
+    return norm.removeprefix("the ").strip()
 
 
 def _common_other(kind: str, name: str, mention: Mention) -> bool:

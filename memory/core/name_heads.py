@@ -23,6 +23,7 @@ KIND_WORD = "kind-word"
 WORD_ORDER = "word-order"
 POSSESSOR = "possessor"
 EVENT_HEAD = "event-head"
+WEEKDAY = "weekday"
 
 _ORG_WORDS = frozenset(
     {
@@ -39,11 +40,13 @@ _ORG_WORDS = frozenset(
     }
 )
 # The word for what a place to eat, drink or stay is, said before its name in many languages
-# ("Da Mario" / Trattoria Da Mario, "Nikos" / Taverna Nikos, "Le Dôme" / Café Le Dôme).
+# ("Da Mario" / Trattoria Da Mario, "Nikos" / Taverna Nikos, "Le Dôme" / Café Le Dôme), and
+# a studio's ("Ghibli" / Studio Ghibli).
 _ORG_WORDS_BEFORE = frozenset(
     {
         *("trattoria", "ristorante", "pizzeria", "osteria", "taverna", "cafe", "caffe", "bar"),
         *("brasserie", "boulangerie", "patisserie", "restaurant", "bistro", "cantina", "hotel"),
+        "studio",
     }
 )
 # A saint's name is given to a parish's church, school and hospital alike: "St. Mary's"
@@ -57,6 +60,7 @@ KIND_WORDS: dict[str, frozenset[str]] = {
     "ORG": _ORG_WORDS,
     "EVENT": frozenset(
         {"exam", "test", "festival", "conference", "summit", "marathon", "hackathon"}
+        | {"contest", "song contest"}
     ),
     "TOPIC": frozenset({"music"}),
     "PREFERENCE": frozenset({"music", "food", "cuisine"}),
@@ -113,6 +117,30 @@ def qualified(said: str, form: str) -> str | None:
         return rest.strip("() ") or None
     words = _words(rest)
     return rest if words and all(w in _WORK_WORDS for w in words) else None
+
+
+# The day a weekly class, club or quiz is held, said before its name or left out.
+_DAYS = frozenset(
+    {
+        *("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"),
+        *("mondays", "tuesdays", "wednesdays", "thursdays", "fridays", "saturdays"),
+        *("sundays", "weekly", "weekend"),
+    }
+)
+
+
+def with_day(a: str, b: str) -> bool:
+    """Whether one normalised name is the other with the day it is held before it ("spin
+    class" / "Tuesday spin class", "pub quiz" / "Thursday pub quiz")."""
+    short, long = sorted((_words(a), _words(b)), key=len)
+    return bool(short) and len(long) == len(short) + 1 and long[0] in _DAYS and long[1:] == short
+
+
+def headed_as(short: str, long: str) -> bool:
+    """Whether a normalised name's words end another's, which says more before them
+    ("book club" / "office sci-fi book club")."""
+    a, b = _words(short), _words(long)
+    return bool(a) and len(b) > len(a) and b[-len(a) :] == a
 
 
 def extends(short: str, long: str) -> bool:

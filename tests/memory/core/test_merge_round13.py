@@ -257,3 +257,55 @@ def test_a_work_with_an_author_is_a_book_and_with_a_director_a_film():
         "merge",
         1,
     )
+
+
+def test_a_weekly_class_said_without_its_day():
+    tuesday = node(1, "Tuesday spin class", kind="EVENT")
+    assert decide("spin class", [tuesday], kind="EVENT") == ("merge", 1, "weekday")
+    thursday = node(2, "Thursday spin class", kind="EVENT")
+    assert decide("spin class", [tuesday, thursday], kind="EVENT")[0] == "hold"
+    # Another club of the name's head is a rival (the office sci-fi book club).
+    clubs = [
+        node(1, "Thursday Book Club", kind="ORG"),
+        node(2, "Office Sci-Fi Book Club", kind="ORG"),
+    ]
+    assert decide("book club", clubs, kind="ORG") == ("hold", None, "weekday-ambiguous")
+    assert decide("Saturday parkrun", [node(1, "parkrun", kind="OTHER")], kind="OTHER")[:2] == (
+        "merge",
+        1,
+    )
+
+
+def test_a_titles_part_said_without_its_the():
+    show = node(1, "The Lord of the Rings: The Rings of Power", kind="THING")
+    assert decide("Rings of Power", [show], kind="THING") == ("merge", 1, "title-part")
+    game = node(1, "The Witcher 3: Wild Hunt", kind="THING")
+    assert decide("Witcher 3", [game], kind="THING")[:2] == ("merge", 1)
+    # The part after the colon that numbers a sequel is no title of its own.
+    assert decide("Dune", [node(1, "Dune: Part Two", kind="THING")], kind="THING")[0] != "merge"
+
+
+def test_an_acronym_with_small_letters_for_its_little_words():
+    moma = node(1, "Museum of Modern Art", kind="ORG")
+    assert decide("MoMA", [moma], kind="ORG") == ("merge", 1, "acronym")
+    # Two capitals and small letters are a name, not an acronym (DeVry, McCoy).
+    assert (
+        decide(
+            "DeVry", [node(1, "Digital Elevation Vector Research Yard", kind="ORG")], kind="ORG"
+        )[0]
+        != "merge"
+    )
+
+
+def test_a_demonstrative_points_back_like_the():
+    podcast = node(1, "Fall of Civilizations", "admired", kind="THING", type="history podcast")
+    other = node(2, "Song Exploder", "admired", kind="THING", type="music podcast")
+    assert decide("that history podcast", [podcast, other], kind="THING")[:2] == ("merge", 1)
+    assert decide("that podcast", [podcast, other], kind="THING")[0] == "hold"
+
+
+def test_a_contest_and_a_studio_said_without_the_word_for_them():
+    assert decide("Eurovision", [node(1, "Eurovision Song Contest", kind="EVENT")], kind="EVENT")[
+        :2
+    ] == ("merge", 1)
+    assert decide("Ghibli", [node(1, "Studio Ghibli", kind="ORG")], kind="ORG")[:2] == ("merge", 1)
