@@ -70,7 +70,13 @@ _SOMEONES = re.compile(r"[A-Z][^\W\d_]*['’]s\b")
 _MINE = frozenset({"my", "our"})
 
 
+# Words that end in "s" in the singular.
+_INVARIANT = frozenset({"lens", "series", "species", "news"})
+
+
 def _singular(word: str) -> str:
+    if word in _INVARIANT:
+        return word
     if len(word) > 4 and word.endswith("ies"):
         return word[:-3] + "y"
     if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
@@ -219,7 +225,9 @@ def headed_by(
 # Words a description uses for a thing stored under another word: a bike is a bicycle or a
 # motorbike (both stored: asked), a phone a mobile or a smartphone, a telly a television.
 _SAME_THING = {
-    "bike": ("bicycle", "motorbike", "motorcycle"),
+    "bike": ("bicycle", "motorbike", "motorcycle", "cycle"),
+    # A lens may be named by what it does (a telephoto, a standard zoom, a prime).
+    "lens": ("zoom", "telephoto", "prime"),
     "motorbike": ("motorcycle",),
     "motorcycle": ("motorbike",),
     "phone": ("mobile", "smartphone", "handset"),
@@ -229,9 +237,9 @@ _SAME_THING = {
     "television": ("tv",),
     "fridge": ("refrigerator",),
     "refrigerator": ("fridge",),
-    # A gym may be named for fitness (Fitness First, Anytime Fitness), a CrossFit box or a
-    # council's leisure centre.
-    "gym": ("fitness", "crossfit", "leisure"),
+    # A gym may be named for fitness (Fitness First, Anytime Fitness), a CrossFit box, a
+    # council's leisure centre or, to climbers, a climbing wall.
+    "gym": ("fitness", "crossfit", "leisure", "climbing"),
 }
 
 
@@ -245,8 +253,8 @@ _ROLE_WORDS = {
 
 
 # Words that only say an organisation is somewhere to go ("the dumpling place", "the Thai
-# spot"): no word of what it is, so not looked for among its words.
-_SOMEWHERE = frozenset({"place", "spot", "joint"})
+# spot", "the bike shop"): no word of what it is, so not looked for among its words.
+_SOMEWHERE = frozenset({"place", "spot", "joint", "shop", "store"})
 
 
 def org_description(described: tuple[str, ...]) -> tuple[str, ...]:

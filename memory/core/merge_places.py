@@ -186,13 +186,27 @@ def own_place(
         # "Paris, Texas" may be another Paris than the user's home; an organisation's or a
         # thing's longer name is the same one named in full ("Kindle Paperwhite").
         longer = kind in ("ORG", "THING")
-        if any(_leads(new, f, kind) or (longer and _leads(f, new, kind)) for f in forms):
+        if any(
+            _leads(new, f, kind) or (longer and _leads(f, new, kind) and not _model_added(f, new))
+            for f in forms
+        ):
             return picked[0]
         return None
     if len(candidates) != 1 or not candidates[0].roles & TIE_ROLES:
         return None
     only = candidates[0]
     return only if any(_leads(new, f, kind) for f in node_forms(only)) else None
+
+
+# Words after a product's name that make it another model (the Nikon Z6 II, not the Z6; the
+# Trek Émonda SL 6, not the Émonda): a number, a Roman numeral, a mark or a size.
+_MODEL = re.compile(r"^(?:\d+\w*|[ivx]{2,4}|mk\d*|mark|pro|max|plus|ultra|mini|gen\d*)$")
+
+
+def _model_added(short: str, long: str) -> bool:
+    """Whether the words ``long`` adds after ``short`` name another model of it."""
+    a, b = _lead_words(short, "THING"), _lead_words(long, "THING")
+    return any(_MODEL.match(w) for w in b[len(a) :])
 
 
 def other_region(a: str, b: str) -> bool:

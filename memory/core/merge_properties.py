@@ -33,6 +33,7 @@ __all__ = [
     "newcomer_after_death",
     "occasions_differ",
     "properties_differ",
+    "replaces_another",
     "role_said",
     "roles_differ",
     "said_elsewhere",
@@ -331,6 +332,20 @@ def newcomer_after_death(
     )
     text = _said_text(said)
     return gone and bool(_NEWCOMER.search(text)) and not _DEATH.search(text)
+
+
+# A thing said to replace another, or another copy of one ("a new Émonda SL 6 to replace the
+# old one", "the 2024 reissue of Rumours"): not the one the user had.
+_REPLACES = re.compile(
+    r"\b(?:to replace|replac(?:es|ed|ing) (?:my|the|our|his|her|their)|upgrad(?:e|ed|ing) from"
+    r"|reissue|another copy|second copy)\b"
+)
+
+
+def replaces_another(said: Mapping[str, object]) -> bool:
+    """Whether what is said of a thing makes it a replacement or another copy of one the
+    user has (``_REPLACES``)."""
+    return bool(_REPLACES.search(_said_text(said)))
 
 
 # Ages this far apart are two people, not one who aged while the graph remembered them.

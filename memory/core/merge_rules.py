@@ -52,6 +52,7 @@ from memory.core.merge_properties import (
     newcomer_after_death,
     occasions_differ,
     properties_differ,
+    replaces_another,
     role_said,
     roles_differ,
     said_elsewhere,
@@ -456,6 +457,12 @@ def decide_merge(
         if properties_differ(kind, said_of, n.properties)
         or (kind == n.kind == "EVENT" and _another_occasion(mention, n))
         or (kind == n.kind and _another_animal(mention, n))
+        # The new bike that replaces the old one, the reissue beside the first pressing.
+        or (
+            kind == n.kind == "THING"
+            and replaces_another(mention.properties)
+            and new not in node_forms(n)
+        )
     ]
     left_out = mention.apart | {n.id for n in differ}
     usable = [n for n in stored if n.id not in left_out]
@@ -618,6 +625,14 @@ def _alias(s: _Said) -> MergeVerdict | None:
         # the Wild; "CS50", CS50: Introduction to Computer Science).
         parted = s.matching(lambda f: _title_part(s.new, f))
         if parted:
+            # "Catan: Seafarers", with Catan stored: the subtitle may name an expansion or
+            # an edition (Ticket to Ride: Europe) as well as the work — asked.
+            if ":" in s.new and not any(
+                ":" in f for n in s.same_kind if n.id in parted for f in node_forms(n)
+            ):
+                return make_verdict(
+                    HOLD, parted, f"{TITLE_PART}-longer", dict.fromkeys(parted, 1.0)
+                )
             return _one_or_several(parted, TITLE_PART)
     return None
 

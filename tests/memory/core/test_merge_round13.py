@@ -309,3 +309,44 @@ def test_a_contest_and_a_studio_said_without_the_word_for_them():
         :2
     ] == ("merge", 1)
     assert decide("Ghibli", [node(1, "Studio Ghibli", kind="ORG")], kind="ORG")[:2] == ("merge", 1)
+
+
+def test_a_subtitle_said_with_a_stored_title_may_be_an_expansion():
+    catan = node(1, "Catan", "possession", kind="THING")
+    said = {"note": "got the Seafarers expansion"}
+    assert decide("Catan: Seafarers", [catan], kind="THING", **said) == (
+        "hold",
+        None,
+        "title-part-longer",
+    )
+
+
+def test_a_replacement_or_another_model_is_another_thing():
+    old = node(1, "Trek Émonda", "possession", kind="THING", type="road bike")
+    said = {"note": "a new Émonda SL 6 to replace the old one"}
+    assert decide("Trek Émonda SL 6", [old], kind="THING", roles=("possession",), **said)[0] == (
+        "new"
+    )
+    z6 = node(1, "Nikon Z6", "possession", kind="THING")
+    assert decide("Nikon Z6 II", [z6], kind="THING", roles=("possession",))[0] != "merge"
+    # A product line named in full is the one the user owns (Kindle / Kindle Paperwhite).
+    kindle = node(1, "Kindle", "possession", kind="THING")
+    assert decide("Kindle Paperwhite", [kindle], kind="THING", roles=("possession",))[:2] == (
+        "merge",
+        1,
+    )
+    lp = node(1, "Rumours LP", "possession", kind="THING", pressing="1977 UK first pressing")
+    reissue = {"note": "picked up the 2024 half-speed reissue of Rumours"}
+    assert decide("Rumours", [lp], kind="THING", roles=("possession",), **reissue)[0] == "new"
+
+
+def test_more_words_for_kinds_of_thing_and_shop():
+    zoom = node(1, "Canon RF 24-105mm", "possession", kind="THING", type="standard zoom")
+    tele = node(2, "Canon RF 100-500mm", "possession", kind="THING", type="telephoto lens")
+    assert decide("my lens", [zoom, tele], kind="THING")[0] == "hold"
+    assert decide("my lens", [zoom], kind="THING")[:2] == ("merge", 1)
+    spokes = node(1, "Spokes & Co", kind="ORG", note="local bike shop")
+    evans = node(2, "Evans Cycles Kingston", kind="ORG")
+    assert decide("the bike shop", [spokes, evans], kind="ORG")[0] == "hold"
+    castle = node(1, "The Castle Climbing Centre", "membership", kind="ORG")
+    assert decide("the gym", [castle], kind="ORG")[:2] == ("merge", 1)
