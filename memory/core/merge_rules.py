@@ -99,6 +99,7 @@ from memory.core.name_spelling import (
     has_transliterable_letters,
     romanised_alike,
     spelling_keys,
+    unarticled_keys,
     without_article,
 )
 from memory.core.person_forms import TRANSLITERATION
@@ -668,6 +669,10 @@ def _spelling(s: _Said) -> MergeVerdict | None:
     spelled = s.matching(
         lambda f: bool(keys & spelling_keys(f)) or (s.kind != "PERSON" and same_letters(s.new, f))
     )
+    if not spelled and s.kind in ("ORG", "EVENT"):
+        # "Petit Bistro" / Le Petit Bistro, "Etape du Tour 2024" / L'Étape du Tour 2024.
+        bare_keys = (unarticled_keys(s.new) or keys) | keys
+        spelled = s.matching(lambda f: bool(bare_keys & (unarticled_keys(f) | spelling_keys(f))))
     if spelled and s.kind in DESCRIBED_KINDS:
         described = _described_not_named(s)
         if described:

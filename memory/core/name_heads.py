@@ -37,6 +37,7 @@ _ORG_WORDS = frozenset(
         # Kitchen, "Borough" / Borough Market).
         *("kitchen", "market", "coffee", "burger", "burgers", "pizza", "pizzeria", "grill"),
         *("diner", "deli", "brasserie", "trattoria", "taverna", "canteen", "tavern"),
+        *("garden centre", "garden center"),
     }
 )
 # The word for what a place to eat, drink or stay is, said before its name in many languages

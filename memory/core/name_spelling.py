@@ -34,6 +34,7 @@ __all__ = [
     "romanised_alike",
     "spelling_keys",
     "transliteration_key",
+    "unarticled_keys",
     "without_article",
 ]
 
@@ -86,6 +87,8 @@ def spelling_keys(norm: str) -> frozenset[str]:
     a space, punctuation ignored, with and without a leading "the". Two names are one
     spelling when their keys meet."""
     keys: set[str] = set()
+    # "B&Q" is "B and Q".
+    norm = norm.replace("&", " and ")
     for variant in {norm, norm.translate(_GERMAN)}:
         folded = _APOSTROPHES.sub("", fold_accents(variant))
         keys.add(" ".join(_WORD.findall(_HYPHENS.sub(" ", folded))))
@@ -108,6 +111,22 @@ FOREIGN_ARTICLES = frozenset(
     }
 )
 _ARTICLE = re.compile(rf"^(?:{'|'.join(sorted(FOREIGN_ARTICLES))})\s+")
+
+
+# An article elided before a vowel ("L'Étape du Tour", "l'Ospedale").
+_ELIDED = re.compile(r"^(?:l|d)['’]\s*", re.IGNORECASE)
+
+
+def unarticled_keys(norm: str) -> frozenset[str]:
+    """The spelling keys of a name of two words or more after a leading article of any
+    language, capital or not ("Le Petit Bistro" → petit bistro, "L'Étape du Tour 2024" →
+    etape du tour 2024): a restaurant's or an event's name said without its article."""
+    words = _ELIDED.sub("", norm.strip()).split()
+    if words and words[0] in FOREIGN_ARTICLES | {"the"}:
+        words = words[1:]
+    if len(words) < 2 or " ".join(words) == norm.strip():
+        return frozenset()
+    return spelling_keys(" ".join(words))
 
 
 def without_article(name: str) -> str | None:

@@ -350,3 +350,18 @@ def test_more_words_for_kinds_of_thing_and_shop():
     assert decide("the bike shop", [spokes, evans], kind="ORG")[0] == "hold"
     castle = node(1, "The Castle Climbing Centre", "membership", kind="ORG")
     assert decide("the gym", [castle], kind="ORG")[:2] == ("merge", 1)
+
+
+def test_a_restaurants_or_an_events_name_without_its_article():
+    bistro = node(1, "Le Petit Bistro", kind="ORG", city="Lyon")
+    assert decide("Petit Bistro", [bistro], kind="ORG") == ("merge", 1, "spelling")
+    etape = node(1, "L'Étape du Tour 2024", kind="EVENT")
+    assert decide("Etape du Tour 2024", [etape], kind="EVENT")[:2] == ("merge", 1)
+    # A place keeps its article: Los Angeles is not Angeles.
+    assert decide("Angeles", [node(1, "Los Angeles", kind="PLACE")], kind="PLACE")[0] != "merge"
+    # "&" is "and".
+    assert decide("B and Q", [node(1, "B&Q", kind="ORG")], kind="ORG") == ("merge", 1, "spelling")
+    assert decide("Dobbies", [node(1, "Dobbies Garden Centre", kind="ORG")], kind="ORG")[:2] == (
+        "merge",
+        1,
+    )
