@@ -365,3 +365,20 @@ def test_a_restaurants_or_an_events_name_without_its_article():
         "merge",
         1,
     )
+
+
+def test_mountains_paths_and_games_by_their_other_names():
+    for said, stored, kind in [
+        ("Monte Bianco", "Mont Blanc", "PLACE"),
+        ("Yr Wyddfa", "Snowdon", "PLACE"),
+        ("Way of St James", "Camino de Santiago", "PLACE"),
+        ("Settlers of Catan", "Catan", "THING"),
+        ("DnD", "Dungeons & Dragons", "THING"),
+    ]:
+        assert decide(said, [node(1, stored, kind=kind)], kind=kind) == (
+            "merge",
+            1,
+            "known-name",
+        ), said
+    # By kind: "Fuji" the mountain is not the Fujifilm camera.
+    assert decide("Fuji", [node(1, "Fujifilm X-T5", kind="THING")], kind="THING")[0] != "merge"
