@@ -226,6 +226,8 @@ def headed_by(
 # motorbike (both stored: asked), a phone a mobile or a smartphone, a telly a television.
 _SAME_THING = {
     "bike": ("bicycle", "motorbike", "motorcycle", "cycle"),
+    # A band may be an ensemble or a group (the brass ensemble the user plays in).
+    "band": ("ensemble", "group"),
     # A lens may be named by what it does (a telephoto, a standard zoom, a prime).
     "lens": ("zoom", "telephoto", "prime"),
     "motorbike": ("motorcycle",),

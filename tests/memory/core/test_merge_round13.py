@@ -382,3 +382,9 @@ def test_mountains_paths_and_games_by_their_other_names():
         ), said
     # By kind: "Fuji" the mountain is not the Fujifilm camera.
     assert decide("Fuji", [node(1, "Fujifilm X-T5", kind="THING")], kind="THING")[0] != "merge"
+
+
+def test_a_band_may_be_an_ensemble():
+    owls = node(1, "The Velvet Owls", "membership", kind="ORG", note="indie rock band")
+    brass = node(2, "Brass Tacks", "membership", kind="ORG", note="brass ensemble, trumpet")
+    assert decide("my band", [owls, brass], kind="ORG", roles=("membership",))[0] == "hold"
