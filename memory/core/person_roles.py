@@ -444,37 +444,31 @@ def role_word(word: str) -> str:
     return _SYNONYMS.get(word, word)
 
 
-# What an event is to the user: one they went to (ATTENDED) or one ahead (PLANS). A plan
-# said of an event that the user went to is another occasion of it (the Berlin Marathon run
-# in 2023; the one signed up for "this September"). Said alongside the tie ATTENDED gives.
+# What an event or a work is to the user, beside the tie a relation gives: an event they
+# went to (ATTENDED) or one ahead (PLANS) — a plan said of an event that the user went to is
+# another occasion of it (the Berlin Marathon run in 2023; the one signed up for "this
+# September") — and how they know a work: read, watched or played (Dune the novel READ, Dune
+# the film WATCHED), what tells two works of one name apart when the name cannot.
 WENT = "went"
 PLANNED = "planned"
-_OCCASIONS = {
+_USES = {
     **dict.fromkeys(("attended", "went_to", "took_part_in", "ran", "competed_in"), WENT),
     **dict.fromkeys(
         ("plans", "plans_to_attend", "will_attend", "signed_up_for", "registered_for"), PLANNED
     ),
+    **dict.fromkeys(("read", "reads", "is_reading", "reading"), "read"),
+    **dict.fromkeys(("watched", "watches", "is_watching", "saw", "binged"), "watched"),
+    **dict.fromkeys(("plays", "played", "is_playing"), "played"),
 }
-
-
-# How the user knows a work: read, watched or played (Dune the novel READ, Dune the film
-# WATCHED) — what tells two works of one name apart when the name cannot.
-_OCCASIONS.update(
-    {
-        **dict.fromkeys(("read", "reads", "is_reading", "reading"), "read"),
-        **dict.fromkeys(("watched", "watches", "is_watching", "saw", "binged"), "watched"),
-        **dict.fromkeys(("plays", "played", "is_playing"), "played"),
-    }
-)
 
 
 def roles_from_relations(relations: Iterable[tuple[str, bool]]) -> frozenset[str]:
     """The roles someone has for the user, from ``(label, towards_self)`` pairs: the label
     of a relation between the user and them, and whether it points at the user — and what
-    an event is to the user (``WENT``, ``PLANNED``)."""
+    an event or a work is to the user (``_USES``: ``WENT``, ``PLANNED``, read …)."""
     roles = {_role(label, towards_self=towards) for label, towards in relations}
     roles |= {
-        _OCCASIONS.get(label.strip().lower().replace("-", "_").replace(" ", "_"))
+        _USES.get(label.strip().lower().replace("-", "_").replace(" ", "_"))
         for label, towards in relations
         if not towards
     }
