@@ -39,6 +39,7 @@ __all__ = [
     "said_elsewhere",
     "said_same_affiliation",
     "said_same_place",
+    "someone_elses_animal",
     "species_class",
     "states_region",
     "type_class",
@@ -332,6 +333,25 @@ def newcomer_after_death(
     )
     text = _said_text(said)
     return gone and bool(_NEWCOMER.search(text)) and not _DEATH.search(text)
+
+
+# Someone's animal in the user's words: "Derek's dog", "Jo's cat next door".
+_SOMEONES_ANIMAL = re.compile(r"\b\w+['’]s\s+(\w+)(?:\s+(\w+))?")
+
+
+def someone_elses_animal(said: Mapping[str, object]) -> bool:
+    """Whether what is said of an animal makes it someone else's: an ``owner`` stated, or a
+    note naming it as someone's ("Derek's dog, also called Rusty"; "Jo's dog next door")."""
+    owner = said.get("owner")
+    if isinstance(owner, str) and owner.strip().lower() not in ("", "me", "user", "the user"):
+        return True
+    return any(
+        species_class(word) is not None
+        for v in said.values()
+        if isinstance(v, str)
+        for words in _SOMEONES_ANIMAL.findall(v.lower())
+        for word in words
+    )
 
 
 # A thing said to replace another, or another copy of one ("a new Émonda SL 6 to replace the

@@ -58,6 +58,7 @@ from memory.core.merge_properties import (
     said_elsewhere,
     said_same_affiliation,
     same_letters,
+    someone_elses_animal,
     states_region,
     type_class,
     types_differ,
@@ -1072,7 +1073,15 @@ def _another_occasion(mention: Mention, node: StoredNode) -> bool:
 
 def _another_animal(mention: Mention, node: StoredNode) -> bool:
     """The puppy named after the dog that died is another animal (the stored one had, or
-    said to have died; the one said now young or new: ``newcomer_after_death``)."""
+    said to have died; the one said now young or new: ``newcomer_after_death``); so is
+    someone else's animal of the name of the user's own (``someone_elses_animal``)."""
+    if (
+        node.roles & (PET_ROLES | {POSSESSION})
+        and not mention.roles & (PET_ROLES | {POSSESSION})
+        and someone_elses_animal(mention.properties)
+    ):
+        # Derek's dog, "also called Rusty", is not the user's Rusty.
+        return True
     return (
         _animal(node)
         and FORMER_PET not in mention.roles

@@ -388,3 +388,25 @@ def test_a_band_may_be_an_ensemble():
     owls = node(1, "The Velvet Owls", "membership", kind="ORG", note="indie rock band")
     brass = node(2, "Brass Tacks", "membership", kind="ORG", note="brass ensemble, trumpet")
     assert decide("my band", [owls, brass], kind="ORG", roles=("membership",))[0] == "hold"
+
+
+def test_someone_elses_animal_of_the_users_pets_name_is_another_animal():
+    rusty = node(1, "Rusty", "possession", kind="OTHER", species="dog")
+    said = {"note": "Derek's dog, also called Rusty, barked all night"}
+    assert decide("Rusty", [rusty], kind="OTHER", **said) == ("new", None, "properties-differ")
+    assert (
+        decide(
+            "Bolinha",
+            [node(1, "Bolinha", "pet", kind="OTHER")],
+            kind="OTHER",
+            owner="neighbour Dona Célia",
+        )[0]
+        == "new"
+    )
+    # The user's own dog, said with someone's name in the note, is the user's dog.
+    assert decide("Rusty", [rusty], kind="OTHER", note="took Rusty to Derek's house")[:2] == (
+        "merge",
+        1,
+    )
+    # Said as the user's own (HAS_PET), it is theirs whatever the note says.
+    assert decide("Rusty", [rusty], kind="OTHER", roles=("pet",), **said)[:2] == ("merge", 1)
