@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from memory.core.merge_places import is_acronym_of
 from memory.core.name_spelling import fold_accents
 from memory.core.person_roles import PEOPLE_ROLES, role_word, stated_age
-from memory.core.place_names import country_iso, state_country
+from memory.core.place_names import country_iso, country_said, place_countries, state_country
 from memory.core.words import STOP_WORDS, content_words, word_zipf
 
 __all__ = [
@@ -32,6 +32,7 @@ __all__ = [
     "make_class",
     "newcomer_after_death",
     "occasions_differ",
+    "placed_apart",
     "properties_differ",
     "replaces_another",
     "role_said",
@@ -333,6 +334,22 @@ def newcomer_after_death(
     )
     text = _said_text(said)
     return gone and bool(_NEWCOMER.search(text)) and not _DEATH.search(text)
+
+
+def placed_apart(said: Mapping[str, object], stored: Mapping[str, object]) -> bool:
+    """Whether a note puts an organisation or an event in a country where, by its stated
+    place, the stored one is not (Golden Dragon "while in Singapore", the takeaway in Leeds):
+    two of one name. Only when nothing said states the place as a property (then
+    ``properties_differ`` compares them)."""
+    if any(said.get(k) for k in _LOCATION_KEYS):
+        return False
+    known = frozenset().union(
+        *(place_countries(str(stored[k])) for k in _LOCATION_KEYS if isinstance(stored.get(k), str))
+    )
+    if not known:
+        return False
+    noted = frozenset().union(*(country_said(v) for v in said.values() if isinstance(v, str)))
+    return bool(noted) and noted.isdisjoint(known)
 
 
 # Someone's animal in the user's words: "Derek's dog", "Jo's cat next door".

@@ -51,6 +51,7 @@ from memory.core.merge_properties import (
     identified_by,
     newcomer_after_death,
     occasions_differ,
+    placed_apart,
     properties_differ,
     replaces_another,
     role_said,
@@ -459,6 +460,8 @@ def decide_merge(
         if properties_differ(kind, said_of, n.properties)
         or (kind == n.kind == "EVENT" and _another_occasion(mention, n))
         or (kind == n.kind and _another_animal(mention, n))
+        # The Golden Dragon "while in Singapore" is not the takeaway in Leeds.
+        or (kind == n.kind and kind in ("ORG", "EVENT") and placed_apart(said_of, n.properties))
         # The new bike that replaces the old one, the reissue beside the first pressing.
         or (
             kind == n.kind == "THING"

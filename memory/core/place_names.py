@@ -22,6 +22,8 @@ __all__ = [
     "MIN_POPULATION",
     "country_iso",
     "country_key",
+    "country_said",
+    "place_countries",
     "same_city",
     "shared_city_countries",
     "state_country",
@@ -175,3 +177,38 @@ def state_country(value: str) -> str | None:
     """The country a stated state is in, as an ISO code: "US" for a US state ("Florida",
     "FL"), None for any other value (other countries' provinces are not in the data)."""
     return "US" if _key(value) in _us_states() else None
+
+
+def place_countries(value: str) -> frozenset[str]:
+    """The countries (ISO codes) a stated place may be in: the country it names, a US
+    state's, or those of the cities of that name in the data ("Leeds": GB; "Belém": BR and
+    perhaps PT); empty when the data knows no such place."""
+    iso = country_iso(value) or state_country(value)
+    if iso is not None:
+        return frozenset({iso})
+    table, country_of = _tables()
+    return frozenset(
+        code.upper()
+        for gid in table.get(_key(value), ())
+        for code in country_of.get(gid, ())
+        if len(code) == 2
+    )
+
+
+# A country said in a note: "while in Singapore", "dim sum in Hong Kong", "from Portugal".
+_IN_A_COUNTRY = re.compile(r"\b(?:in|from)\s+((?:the\s+)?[A-Z][\w'’-]*(?:\s+[A-Z][\w'’-]*){0,2})")
+
+
+def country_said(text: str) -> frozenset[str]:
+    """The countries (ISO codes) a note says something is in or from — countries only, by
+    name ("in Singapore", "from Portugal"): a city or a district named in passing (Belém in
+    Lisbon, Dalston in London) is too often another city's namesake."""
+    found = set()
+    for match in _IN_A_COUNTRY.finditer(text):
+        words = match.group(1).split()
+        for n in range(len(words), 0, -1):
+            iso = country_iso(" ".join(words[:n]), parts=False)
+            if iso is not None:
+                found.add(iso)
+                break
+    return frozenset(found)

@@ -410,3 +410,24 @@ def test_someone_elses_animal_of_the_users_pets_name_is_another_animal():
     )
     # Said as the user's own (HAS_PET), it is theirs whatever the note says.
     assert decide("Rusty", [rusty], kind="OTHER", roles=("pet",), **said)[:2] == ("merge", 1)
+
+
+def test_a_country_said_in_a_note_sets_apart_a_namesake_placed_elsewhere():
+    leeds = node(1, "Golden Dragon", "admired", kind="ORG", city="Leeds", note="local takeaway")
+    said = {"note": "great dim sum at Golden Dragon in Chinatown while in Singapore"}
+    assert decide("Golden Dragon", [leeds], kind="ORG", **said) == (
+        "new",
+        None,
+        "properties-differ",
+    )
+    # A city or a district in passing is not enough (Belém is in Lisbon, and in Brazil).
+    lisbon = node(1, "Pastéis de Belém", kind="ORG", city="Lisbon")
+    assert decide("Pastéis de Belém", [lisbon], kind="ORG", note="queued in Belém")[:2] == (
+        "merge",
+        1,
+    )
+    # The stored one's own country said: the same.
+    assert decide("Golden Dragon", [leeds], kind="ORG", note="takeaway in England")[:2] == (
+        "merge",
+        1,
+    )
