@@ -484,8 +484,17 @@ def _context(properties: Mapping[str, object]) -> set[str]:
             word = role_word(word)
             if word.isdigit() or word in _CONTEXT_NOISE or word_zipf(word) > _CONTEXT_ZIPF:
                 continue
-            words.add(word[:-1] if len(word) > 4 and word.endswith("s") else word)
+            words.add(_stem(word))
     return words
+
+
+def _stem(word: str) -> str:
+    """A context word without its ending ("cooks", "cooking", "cooked" → cook; "bouldering"
+    → boulder), leaving a stem of four letters at least."""
+    for ending in ("ing", "ed", "s"):
+        if word.endswith(ending) and len(word) - len(ending) >= 4:
+            return word[: -len(ending)]
+    return word
 
 
 def context_shared(

@@ -5,7 +5,7 @@ eat, gyms, the name said as context, a given name against a title, and names of 
 another script."""
 
 from memory.core.descriptions import org_description
-from memory.core.merge_properties import newcomer_after_death
+from memory.core.merge_properties import context_shared, newcomer_after_death
 from memory.core.person_roles import roles_from_properties, roles_from_relations
 from tests.memory.core.merge_helpers import decide, node
 
@@ -430,4 +430,14 @@ def test_a_country_said_in_a_note_sets_apart_a_namesake_placed_elsewhere():
     assert decide("Golden Dragon", [leeds], kind="ORG", note="takeaway in England")[:2] == (
         "merge",
         1,
+    )
+
+
+def test_context_words_are_compared_without_their_endings():
+    park = node(1, "John Park", "friend", note="bouldering partner on Thursdays")
+    other = node(2, "John Reilly", "colleague", note="sits next to me")
+    said = {"note": "John and I went bouldering, he sent the blue problem"}
+    assert decide("John", [park, other], **said)[:2] == ("merge", 1)
+    assert context_shared(
+        {"note": "she's cooking Ethiopian"}, {"note": "great cook, cooks for everyone"}
     )
