@@ -27,6 +27,7 @@ __all__ = [
     "affiliation_differs",
     "context_shared",
     "distinguishing_label",
+    "for_someone_else",
     "handle_stem",
     "identified_by",
     "make_class",
@@ -350,6 +351,21 @@ def placed_apart(said: Mapping[str, object], stored: Mapping[str, object]) -> bo
         return False
     noted = frozenset().union(*(country_said(v) for v in said.values() if isinstance(v, str)))
     return bool(noted) and noted.isdisjoint(known)
+
+
+def for_someone_else(said: Mapping[str, object], stored: Mapping[str, object]) -> bool:
+    """Whether a condition, a medicine or a device is said to be someone's (``for``: "my
+    husband", "Dad") that the graph holds as another's, or as the user's own (no ``for``):
+    the husband's slipped disc is not the user's herniated disc."""
+    whose = _whose(said.get("for"))
+    return bool(whose) and whose != _whose(stored.get("for"))
+
+
+def _whose(value: object) -> str:
+    if not isinstance(value, str):
+        return ""
+    words = [w for w in _words(value) if w not in ("my", "the", "our")]
+    return " ".join(role_word(w) for w in words)
 
 
 # Someone's animal in the user's words: "Derek's dog", "Jo's cat next door".

@@ -47,6 +47,7 @@ from memory.core.merge_properties import (
     ROLE_DIFFERS,
     ROLE_KEYS,
     affiliation_differs,
+    for_someone_else,
     handle_stem,
     identified_by,
     newcomer_after_death,
@@ -460,6 +461,12 @@ def decide_merge(
         if properties_differ(kind, said_of, n.properties)
         or (kind == n.kind == "EVENT" and _another_occasion(mention, n))
         or (kind == n.kind and _another_animal(mention, n))
+        # The husband's slipped disc is not the user's herniated disc, nor Dad's CPAP theirs.
+        or (
+            kind == n.kind
+            and kind not in ("PERSON", "ORG", "PLACE")
+            and for_someone_else(mention.properties, n.properties)
+        )
         # The Golden Dragon "while in Singapore" is not the takeaway in Leeds.
         or (kind == n.kind and kind in ("ORG", "EVENT") and placed_apart(said_of, n.properties))
         # The new bike that replaces the old one, the reissue beside the first pressing.

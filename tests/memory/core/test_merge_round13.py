@@ -441,3 +441,29 @@ def test_context_words_are_compared_without_their_endings():
     assert context_shared(
         {"note": "she's cooking Ethiopian"}, {"note": "great cook, cooks for everyone"}
     )
+
+
+def test_conditions_and_medicines_by_lay_medical_and_brand_names():
+    for said, stored, kind in [
+        ("high blood pressure", "Hypertension", "TOPIC"),
+        ("slipped disc", "Herniated disc", "TOPIC"),
+        ("flu shot", "Flu jab", "EVENT"),
+        ("clonazepam", "Rivotril", "THING"),
+        ("Novalgina", "Dipirona", "THING"),
+    ]:
+        assert decide(said, [node(1, stored, kind=kind)], kind=kind) == (
+            "merge",
+            1,
+            "known-name",
+        ), said
+
+
+def test_someone_elses_condition_is_not_the_users_own():
+    mine = node(1, "Herniated disc", kind="TOPIC", level="L4-L5")
+    said = {"for": "my husband", "note": "now my husband has a slipped disc too"}
+    assert decide("slipped disc", [mine], kind="TOPIC", **said)[0] == "new"
+    assert decide("slipped disc", [mine], kind="TOPIC")[:2] == ("merge", 1)
+    # Said of the one whose it is, it is theirs ("Nani's sugar" / Nani's diabetes).
+    nanis = node(1, "Diabetes", kind="TOPIC", **{"for": "Nani"})
+    assert decide("diabetes", [nanis], kind="TOPIC", **{"for": "Nani"})[:2] == ("merge", 1)
+    assert decide("Diabetes", [nanis], kind="TOPIC", **{"for": "Dad"})[0] == "new"
