@@ -120,14 +120,9 @@ def qualified(said: str, form: str) -> str | None:
     return rest if words and all(w in _WORK_WORDS for w in words) else None
 
 
+_WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 # The day a weekly class, club or quiz is held, said before its name or left out.
-_DAYS = frozenset(
-    {
-        *("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"),
-        *("mondays", "tuesdays", "wednesdays", "thursdays", "fridays", "saturdays"),
-        *("sundays", "weekly", "weekend"),
-    }
-)
+_DAYS = frozenset({*_WEEKDAYS, *(f"{day}s" for day in _WEEKDAYS), "weekly", "weekend"})
 
 
 def with_day(a: str, b: str) -> bool:
@@ -255,12 +250,12 @@ def one_occasion_said_otherwise(a: str, b: str, said: Mapping[str, object]) -> b
     return re.search(rf"\b{age}(?:st|nd|rd|th)\b", text) is not None
 
 
-_DAYS = "monday|tuesday|wednesday|thursday|friday|saturday|sunday"
+_WEEKDAY_WORDS = "|".join(_WEEKDAYS)
 # What says an event comes round again: "every Saturday", "weekly", "Tuesdays", "annual".
 _RECURRING = re.compile(
-    rf"\b(?:every|each|weekly|fortnightly|monthly|annual|annually|yearly|(?:{_DAYS})s)\b"
+    rf"\b(?:every|each|weekly|fortnightly|monthly|annual|annually|yearly|(?:{_WEEKDAY_WORDS})s)\b"
 )
-_WEEKDAY = re.compile(rf"^(?:{_DAYS}) ")
+_WEEKDAY = re.compile(rf"^(?:{_WEEKDAY_WORDS}) ")
 
 
 def event_head(said: str, stored: str, properties: Mapping[str, object]) -> bool:

@@ -6,6 +6,7 @@ another script."""
 
 from memory.core.descriptions import org_description
 from memory.core.merge_properties import context_shared, newcomer_after_death
+from memory.core.name_heads import with_day
 from memory.core.person_roles import roles_from_properties, roles_from_relations
 from tests.memory.core.merge_helpers import decide, node
 
@@ -257,6 +258,16 @@ def test_a_work_with_an_author_is_a_book_and_with_a_director_a_film():
         "merge",
         1,
     )
+
+
+def test_only_a_day_is_a_day():
+    # (The day table was once shadowed by a regex string of the same name, so any word
+    # inside "monday|tuesday|…" — "a", "day", "sun" — counted as a day, and "Tuesdays",
+    # "weekly" did not.)
+    assert with_day("spin class", "Tuesdays spin class")
+    assert with_day("book club", "weekly book club")
+    assert not with_day("spin class", "a spin class")
+    assert not with_day("club", "day club")
 
 
 def test_a_weekly_class_said_without_its_day():
