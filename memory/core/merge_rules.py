@@ -455,27 +455,7 @@ def decide_merge(
     # What was said of it may make a stored node another referent (Luna the cat, the
     # neighbour's dog Luna): such nodes are left out of every rule, like kept-apart ones.
     said_of = with_named_type(kind, name, mention.properties)
-    differ = [
-        n
-        for n in stored
-        if properties_differ(kind, said_of, n.properties)
-        or (kind == n.kind == "EVENT" and _another_occasion(mention, n))
-        or (kind == n.kind and _another_animal(mention, n))
-        # The husband's slipped disc is not the user's herniated disc, nor Dad's CPAP theirs.
-        or (
-            kind == n.kind
-            and kind not in ("PERSON", "ORG", "PLACE")
-            and for_someone_else(mention.properties, n.properties)
-        )
-        # The Golden Dragon "while in Singapore" is not the takeaway in Leeds.
-        or (kind == n.kind and kind in ("ORG", "EVENT") and placed_apart(said_of, n.properties))
-        # The new bike that replaces the old one, the reissue beside the first pressing.
-        or (
-            kind == n.kind == "THING"
-            and replaces_another(mention.properties)
-            and new not in node_forms(n)
-        )
-    ]
+    differ = [n for n in stored if _set_apart(kind, new, said_of, mention, n)]
     left_out = mention.apart | {n.id for n in differ}
     usable = [n for n in stored if n.id not in left_out]
     said = _Said(
@@ -531,11 +511,7 @@ def _exact(s: _Said) -> MergeVerdict | None:
     exact = [n.id for n in s.same_kind if _stopless(normalise_name(n.name)) == said]
     # "Dune", with Dune the novel and "Dune (2021 film)" stored; "Luna", with Luna the cat
     # and "Luna (dog)": the name is two referents' already.
-    siblings = [
-        n
-        for n in s.same_kind
-        if n.id not in exact and any(qualified(s.new, f) for f in node_forms(n))
-    ]
+    siblings = [n for n in _labelled(s) if n.id not in exact]
     if exact and siblings:
         return _one_of_a_name(s, exact, siblings)
     if len(exact) == 1 and s.kind == "PERSON":
@@ -576,10 +552,15 @@ def _qualified(s: _Said) -> MergeVerdict | None:
     "Dune (2021 film)" it leaves — or, of several, the one the tie or the type picks."""
     if s.new not in s.set_apart:
         return None
-    siblings = [n for n in s.same_kind if any(qualified(s.new, f) for f in node_forms(n))]
+    siblings = _labelled(s)
     if len(siblings) == 1:
         return make_verdict(MERGE, [siblings[0].id], QUALIFIED, {siblings[0].id: 1.0})
     return _one_of_a_name(s, [], siblings) if siblings else None
+
+
+def _labelled(s: _Said) -> list[StoredNode]:
+    """Same-kind nodes named as said plus a label ("Dune (2021 film)", "Luna (dog)")."""
+    return [n for n in s.same_kind if any(qualified(s.new, f) for f in node_forms(n))]
 
 
 def _one_of_a_name(s: _Said, exact: list[int], siblings: list[StoredNode]) -> MergeVerdict:
@@ -682,7 +663,7 @@ def _spelling(s: _Said) -> MergeVerdict | None:
     )
     if not spelled and s.kind in ("ORG", "EVENT"):
         # "Petit Bistro" / Le Petit Bistro, "Etape du Tour 2024" / L'Étape du Tour 2024.
-        bare_keys = (unarticled_keys(s.new) or keys) | keys
+        bare_keys = unarticled_keys(s.new) | keys
         spelled = s.matching(lambda f: bool(bare_keys & (unarticled_keys(f) | spelling_keys(f))))
     if spelled and s.kind in DESCRIBED_KINDS:
         described = _described_not_named(s)
@@ -1068,6 +1049,30 @@ _RULES: tuple[Callable[[_Said], MergeVerdict | None], ...] = (
     _similar_names,
     _hinted,
 )
+
+
+def _set_apart(
+    kind: str, new: str, said_of: Mapping[str, object], mention: Mention, node: StoredNode
+) -> bool:
+    """Whether what was said of the entity (``said_of``: its properties with the type its
+    name states) makes a stored node another referent: an identifying property that
+    differs (``properties_differ``), and, for a node of its own kind, another occasion of
+    an event, another animal, someone else's condition or medicine, an organisation or an
+    event placed in another country, or the thing a new one replaces."""
+    if properties_differ(kind, said_of, node.properties):
+        return True
+    if node.kind != kind:
+        return False
+    return (
+        (kind == "EVENT" and _another_occasion(mention, node))
+        or _another_animal(mention, node)
+        # The husband's slipped disc is not the user's herniated disc, nor Dad's CPAP theirs.
+        or (kind not in ("PERSON", "ORG", "PLACE") and for_someone_else(said_of, node.properties))
+        # The Golden Dragon "while in Singapore" is not the takeaway in Leeds.
+        or (kind in ("ORG", "EVENT") and placed_apart(said_of, node.properties))
+        # The new bike that replaces the old one, the reissue beside the first pressing.
+        or (kind == "THING" and replaces_another(said_of) and new not in node_forms(node))
+    )
 
 
 def _another_occasion(mention: Mention, node: StoredNode) -> bool:

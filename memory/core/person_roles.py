@@ -365,13 +365,18 @@ ADMIRED = "admired"
 _ADMIRES = frozenset({"likes", "admires", "fan_of", "is_fan_of", "follows", "listens_to"})
 
 
+def _label_word(label: str) -> str:
+    """A relation label as the tables spell it ("HAS_SISTER", "has-sister" → has_sister)."""
+    return label.strip().lower().replace("-", "_").replace(" ", "_")
+
+
 def _role(label: str, *, towards_self: bool) -> str | None:
     """The role a relation label gives the other end, relative to the user.
 
     ``user -[HAS_SISTER]-> X`` and ``X -[SISTER_OF]-> user`` both make X the user's
     "sister"; "former"/"ex" roles (and HAD_X) count as the role, but a former partner
     (HAS_EX, HAS_EX_WIFE) is an ex; labels that are no role → None."""
-    word = label.strip().lower().replace("-", "_").replace(" ", "_")
+    word = _label_word(label)
     if word in _SYNONYMS and word in {"works_with", "married_to", "dating"}:
         return _SYNONYMS[word]
     if not towards_self and word in _TIES:
@@ -467,11 +472,7 @@ def roles_from_relations(relations: Iterable[tuple[str, bool]]) -> frozenset[str
     of a relation between the user and them, and whether it points at the user — and what
     an event or a work is to the user (``_USES``: ``WENT``, ``PLANNED``, read …)."""
     roles = {_role(label, towards_self=towards) for label, towards in relations}
-    roles |= {
-        _USES.get(label.strip().lower().replace("-", "_").replace(" ", "_"))
-        for label, towards in relations
-        if not towards
-    }
+    roles |= {_USES.get(_label_word(label)) for label, towards in relations if not towards}
     return frozenset(r for r in roles if r)
 
 
