@@ -11,6 +11,12 @@ from memory.core.person_roles import roles_from_properties, roles_from_relations
 from tests.memory.core.merge_helpers import decide, node
 
 
+def _each_merged_by(rule, cases):
+    """Each (said, stored, kind): said with only the stored node, it merges by ``rule``."""
+    for said, stored, kind in cases:
+        assert decide(said, [node(1, stored, kind=kind)], kind=kind) == ("merge", 1, rule), said
+
+
 def test_a_puppy_named_after_the_dog_that_died_is_another_animal():
     old = node(1, "Max", "former_pet", kind="OTHER", species="dog", note="died last spring")
     said = {"species": "dog", "age": "10 weeks", "note": "new puppy, named after our old dog"}
@@ -104,57 +110,51 @@ def test_a_given_name_alone_is_asked_against_a_title_and_that_name():
 
 
 def test_names_of_things_in_another_script_read_as_the_latin_name():
-    for said, stored, kind in [
-        ("小笼包", "xiaolongbao", "THING"),
-        ("본촌", "Bonchon", "ORG"),
-        ("すし さいとう", "Sushi Saito", "ORG"),
-        ("हल्दीराम", "Haldiram's", "ORG"),
-        ("فلافل", "falafel", "THING"),
-    ]:
-        assert decide(said, [node(1, stored, kind=kind)], kind=kind) == (
-            "merge",
-            1,
-            "transliteration",
-        ), said
+    _each_merged_by(
+        "transliteration",
+        [
+            ("小笼包", "xiaolongbao", "THING"),
+            ("본촌", "Bonchon", "ORG"),
+            ("すし さいとう", "Sushi Saito", "ORG"),
+            ("हल्दीराम", "Haldiram's", "ORG"),
+            ("فلافل", "falafel", "THING"),
+        ],
+    )
     # Another reading stays apart (一蘭 reads yilan in Chinese, not Ichiran as in Japanese).
     assert decide("一蘭", [node(1, "Ichiran", kind="ORG")], kind="ORG")[0] == "new"
 
 
 def test_medicines_foods_and_chains_by_their_other_names():
-    for said, stored, kind in [
-        ("Panadol", "paracetamol", "THING"),
-        ("Lipitor", "atorvastatin", "THING"),
-        ("salbutamol", "Ventolin inhaler", "THING"),
-        ("potstickers", "gyoza", "THING"),
-        ("Spanish omelette", "tortilla de patatas", "THING"),
-        ("veggie", "vegetarian", "PREFERENCE"),
-        ("celiac disease", "coeliac disease", "PREFERENCE"),
-        ("Spoons", "Wetherspoons", "ORG"),
-        ("Sainsbo's", "Sainsbury's", "ORG"),
-        ("the black stuff", "Guinness", "THING"),
-    ]:
-        assert decide(said, [node(1, stored, kind=kind)], kind=kind) == (
-            "merge",
-            1,
-            "known-name",
-        ), said
+    _each_merged_by(
+        "known-name",
+        [
+            ("Panadol", "paracetamol", "THING"),
+            ("Lipitor", "atorvastatin", "THING"),
+            ("salbutamol", "Ventolin inhaler", "THING"),
+            ("potstickers", "gyoza", "THING"),
+            ("Spanish omelette", "tortilla de patatas", "THING"),
+            ("veggie", "vegetarian", "PREFERENCE"),
+            ("celiac disease", "coeliac disease", "PREFERENCE"),
+            ("Spoons", "Wetherspoons", "ORG"),
+            ("Sainsbo's", "Sainsbury's", "ORG"),
+            ("the black stuff", "Guinness", "THING"),
+        ],
+    )
     # A combination product is another medicine.
     assert decide("Tylenol PM", [node(1, "paracetamol", kind="THING")], kind="THING")[0] != "merge"
 
 
 def test_a_place_to_eat_said_without_the_word_for_what_it_is():
-    for said, stored in [
-        ("Costa", "Costa Coffee"),
-        ("Mama's", "Mama's Kitchen"),
-        ("Borough", "Borough Market"),
-        ("Da Mario", "Trattoria Da Mario"),
-        ("Nikos", "Taverna Nikos"),
-    ]:
-        assert decide(said, [node(1, stored, kind="ORG")], kind="ORG") == (
-            "merge",
-            1,
-            "kind-word",
-        ), said
+    _each_merged_by(
+        "kind-word",
+        [
+            ("Costa", "Costa Coffee", "ORG"),
+            ("Mama's", "Mama's Kitchen", "ORG"),
+            ("Borough", "Borough Market", "ORG"),
+            ("Da Mario", "Trattoria Da Mario", "ORG"),
+            ("Nikos", "Taverna Nikos", "ORG"),
+        ],
+    )
     assert decide("Strava app", [node(1, "Strava", kind="THING")], kind="THING")[:2] == ("merge", 1)
     # Another place whose name the said one begins is a rival.
     pizza, chippy = node(1, "Tony's Pizza", kind="ORG"), node(2, "Tony's Chippy", kind="ORG")
@@ -379,18 +379,16 @@ def test_a_restaurants_or_an_events_name_without_its_article():
 
 
 def test_mountains_paths_and_games_by_their_other_names():
-    for said, stored, kind in [
-        ("Monte Bianco", "Mont Blanc", "PLACE"),
-        ("Yr Wyddfa", "Snowdon", "PLACE"),
-        ("Way of St James", "Camino de Santiago", "PLACE"),
-        ("Settlers of Catan", "Catan", "THING"),
-        ("DnD", "Dungeons & Dragons", "THING"),
-    ]:
-        assert decide(said, [node(1, stored, kind=kind)], kind=kind) == (
-            "merge",
-            1,
-            "known-name",
-        ), said
+    _each_merged_by(
+        "known-name",
+        [
+            ("Monte Bianco", "Mont Blanc", "PLACE"),
+            ("Yr Wyddfa", "Snowdon", "PLACE"),
+            ("Way of St James", "Camino de Santiago", "PLACE"),
+            ("Settlers of Catan", "Catan", "THING"),
+            ("DnD", "Dungeons & Dragons", "THING"),
+        ],
+    )
     # By kind: "Fuji" the mountain is not the Fujifilm camera.
     assert decide("Fuji", [node(1, "Fujifilm X-T5", kind="THING")], kind="THING")[0] != "merge"
 
@@ -455,18 +453,16 @@ def test_context_words_are_compared_without_their_endings():
 
 
 def test_conditions_and_medicines_by_lay_medical_and_brand_names():
-    for said, stored, kind in [
-        ("high blood pressure", "Hypertension", "TOPIC"),
-        ("slipped disc", "Herniated disc", "TOPIC"),
-        ("flu shot", "Flu jab", "EVENT"),
-        ("clonazepam", "Rivotril", "THING"),
-        ("Novalgina", "Dipirona", "THING"),
-    ]:
-        assert decide(said, [node(1, stored, kind=kind)], kind=kind) == (
-            "merge",
-            1,
-            "known-name",
-        ), said
+    _each_merged_by(
+        "known-name",
+        [
+            ("high blood pressure", "Hypertension", "TOPIC"),
+            ("slipped disc", "Herniated disc", "TOPIC"),
+            ("flu shot", "Flu jab", "EVENT"),
+            ("clonazepam", "Rivotril", "THING"),
+            ("Novalgina", "Dipirona", "THING"),
+        ],
+    )
 
 
 def test_someone_elses_condition_is_not_the_users_own():
