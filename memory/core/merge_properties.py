@@ -32,6 +32,7 @@ __all__ = [
     "identified_by",
     "make_class",
     "newcomer_after_death",
+    "noted_countries",
     "occasions_differ",
     "placed_apart",
     "properties_differ",
@@ -47,6 +48,7 @@ __all__ = [
     "type_class",
     "types_differ",
     "what_it_is",
+    "whose",
     "with_named_type",
     "work_type",
 ]
@@ -337,28 +339,38 @@ def newcomer_after_death(
     return gone and bool(_NEWCOMER.search(text)) and not _DEATH.search(text)
 
 
-def placed_apart(said: Mapping[str, object], stored: Mapping[str, object]) -> bool:
-    """Whether a note puts an organisation or an event in a country where, by its stated
-    place, the stored one is not (Golden Dragon "while in Singapore", the takeaway in Leeds):
-    two of one name. Only when nothing said states the place as a property (then
-    ``properties_differ`` compares them)."""
+def noted_countries(said: Mapping[str, object]) -> frozenset[str]:
+    """The countries a note puts an organisation or an event in ("while in Singapore"),
+    when nothing said states its place as a property (``properties_differ`` compares those):
+    ``place_names.country_said`` over what was said."""
     if any(said.get(k) for k in _LOCATION_KEYS):
+        return frozenset()
+    return frozenset().union(*(country_said(v) for v in said.values() if isinstance(v, str)))
+
+
+def placed_apart(noted: frozenset[str], stored: Mapping[str, object]) -> bool:
+    """Whether the countries a note put something in (``noted_countries``) are none where,
+    by its stated place, the stored one of its name is (Golden Dragon "while in Singapore",
+    the takeaway in Leeds): two of one name."""
+    if not noted:
         return False
     known = frozenset().union(
         *(place_countries(str(stored[k])) for k in _LOCATION_KEYS if isinstance(stored.get(k), str))
     )
-    if not known:
-        return False
-    noted = frozenset().union(*(country_said(v) for v in said.values() if isinstance(v, str)))
-    return bool(noted) and noted.isdisjoint(known)
+    return bool(known) and noted.isdisjoint(known)
 
 
-def for_someone_else(said: Mapping[str, object], stored: Mapping[str, object]) -> bool:
-    """Whether a condition, a medicine or a device is said to be someone's (``for``: "my
-    husband", "Dad") that the graph holds as another's, or as the user's own (no ``for``):
-    the husband's slipped disc is not the user's herniated disc."""
-    whose = _whose(said.get("for"))
-    return bool(whose) and whose != _whose(stored.get("for"))
+def whose(said: Mapping[str, object]) -> str:
+    """Whose a condition, a medicine or a device is said to be (``for``: "my husband" →
+    husband, "Mum" → mother), "" when not said."""
+    return _whose(said.get("for"))
+
+
+def for_someone_else(said_whose: str, stored: Mapping[str, object]) -> bool:
+    """Whether a condition, a medicine or a device said to be someone's (``said_whose``:
+    ``whose``) is one the graph holds as another's, or as the user's own (no ``for``): the
+    husband's slipped disc is not the user's herniated disc."""
+    return bool(said_whose) and said_whose != _whose(stored.get("for"))
 
 
 def _whose(value: object) -> str:

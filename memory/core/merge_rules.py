@@ -51,6 +51,7 @@ from memory.core.merge_properties import (
     handle_stem,
     identified_by,
     newcomer_after_death,
+    noted_countries,
     occasions_differ,
     placed_apart,
     properties_differ,
@@ -65,6 +66,7 @@ from memory.core.merge_properties import (
     type_class,
     types_differ,
     what_it_is,
+    whose,
     with_named_type,
     work_type,
 )
@@ -455,7 +457,13 @@ def decide_merge(
     # What was said of it may make a stored node another referent (Luna the cat, the
     # neighbour's dog Luna): such nodes are left out of every rule, like kept-apart ones.
     said_of = with_named_type(kind, name, mention.properties)
-    differ = [n for n in stored if _set_apart(kind, new, said_of, mention, n)]
+    apart = _ApartSaid(
+        countries=noted_countries(said_of) if kind in ("ORG", "EVENT") else frozenset(),
+        whose=whose(said_of),
+        someones_animal=someone_elses_animal(mention.properties),
+        replaces=kind == "THING" and replaces_another(said_of),
+    )
+    differ = [n for n in stored if _set_apart(kind, new, mention, apart, said_of, n)]
     left_out = mention.apart | {n.id for n in differ}
     usable = [n for n in stored if n.id not in left_out]
     said = _Said(
@@ -1051,27 +1059,48 @@ _RULES: tuple[Callable[[_Said], MergeVerdict | None], ...] = (
 )
 
 
+@dataclass(frozen=True)
+class _ApartSaid:
+    """What was said of an entity that may set a stored node of its kind apart, worked out
+    once per entity (not once per stored node): the countries a note puts it in, whose it
+    is said to be, whether it is said to be someone else's animal, whether it replaces
+    another thing."""
+
+    countries: frozenset[str]
+    whose: str
+    someones_animal: bool
+    replaces: bool
+
+
 def _set_apart(
-    kind: str, new: str, said_of: Mapping[str, object], mention: Mention, node: StoredNode
+    kind: str,
+    new: str,
+    mention: Mention,
+    apart: _ApartSaid,
+    said_of: Mapping[str, object],
+    node: StoredNode,
 ) -> bool:
     """Whether what was said of the entity (``said_of``: its properties with the type its
-    name states) makes a stored node another referent: an identifying property that
-    differs (``properties_differ``), and, for a node of its own kind, another occasion of
-    an event, another animal, someone else's condition or medicine, an organisation or an
-    event placed in another country, or the thing a new one replaces."""
+    name states; ``apart``) makes a stored node another referent: an identifying property
+    that differs (``properties_differ``), and, for a node of its own kind, another occasion
+    of an event, another animal, someone else's condition or medicine, an organisation or
+    an event placed in another country, or the thing a new one replaces."""
     if properties_differ(kind, said_of, node.properties):
         return True
     if node.kind != kind:
         return False
     return (
         (kind == "EVENT" and _another_occasion(mention, node))
-        or _another_animal(mention, node)
+        or _another_animal(mention, node, someones_animal=apart.someones_animal)
         # The husband's slipped disc is not the user's herniated disc, nor Dad's CPAP theirs.
-        or (kind not in ("PERSON", "ORG", "PLACE") and for_someone_else(said_of, node.properties))
+        or (
+            kind not in ("PERSON", "ORG", "PLACE")
+            and for_someone_else(apart.whose, node.properties)
+        )
         # The Golden Dragon "while in Singapore" is not the takeaway in Leeds.
-        or (kind in ("ORG", "EVENT") and placed_apart(said_of, node.properties))
+        or placed_apart(apart.countries, node.properties)
         # The new bike that replaces the old one, the reissue beside the first pressing.
-        or (kind == "THING" and replaces_another(said_of) and new not in node_forms(node))
+        or (apart.replaces and new not in node_forms(node))
     )
 
 
@@ -1086,14 +1115,15 @@ def _another_occasion(mention: Mention, node: StoredNode) -> bool:
     return occasions_differ(mention.properties, node.properties, attended=attended)
 
 
-def _another_animal(mention: Mention, node: StoredNode) -> bool:
+def _another_animal(mention: Mention, node: StoredNode, *, someones_animal: bool) -> bool:
     """The puppy named after the dog that died is another animal (the stored one had, or
     said to have died; the one said now young or new: ``newcomer_after_death``); so is
-    someone else's animal of the name of the user's own (``someone_elses_animal``)."""
+    someone else's animal of the name of the user's own (``someones_animal``:
+    ``someone_elses_animal`` of what was said)."""
     if (
         node.roles & (PET_ROLES | {POSSESSION})
         and not mention.roles & (PET_ROLES | {POSSESSION})
-        and someone_elses_animal(mention.properties)
+        and someones_animal
     ):
         # Derek's dog, "also called Rusty", is not the user's Rusty.
         return True
