@@ -27,6 +27,7 @@ __all__ = [
     "affiliation_differs",
     "context_shared",
     "distinguishing_label",
+    "finished",
     "for_someone_else",
     "handle_stem",
     "identified_by",
@@ -77,12 +78,20 @@ _TIME_KEYS = ("occurred", "date", "when", "year")
 # A time said ahead of the conversation ("next April", "in two weeks") or behind it.
 _AHEAD = re.compile(r"\b(?:next|upcoming|coming|in\s+\w+\s+(?:days?|weeks?|months?|years?))\b")
 _BEHIND = re.compile(r"\b(?:last|ago|previous)\b")
+# A day (ISO, as extraction writes dates), and words that say an event's day was moved.
+_DAY = re.compile(r"\b\d{4}-\d{2}-\d{2}\b")
+_MOVED = re.compile(
+    r"\b(?:moved?|moving|resched\w*|rebook\w*|re-book\w*|postpon\w*|pushed|brought forward|"
+    r"delay\w*|cancel+ed|changed|switched|bumped|shifted)\b"
+)
 # Where a person works or studies, or where the user met them, as the user says it: people
 # change jobs, so not a contradiction — but no ground to merge on part of a name (Ayşe the
 # interviewer at Getir, Ayşe Demir the interviewer at Trendyol; Prof. Smith of Statistics,
-# of Econ 101; Tom met at five-a-side, Tom Okafor met at the book club).
+# of Econ 101; Tom met at five-a-side, Tom Okafor met at the book club; Dr. Ng seen at
+# Hillside Clinic, Dr. Mei Ng the GP at Riverside Practice).
 _AFFILIATION_KEYS = (
     *_COMPANY_KEYS,
+    *("practice", "hospital", "clinic", "surgery"),
     "school",
     "university",
     "college",
@@ -237,12 +246,23 @@ def _time_said(properties: Mapping[str, object]) -> str | None:
     return str(value).lower() if isinstance(value, str | int) else None
 
 
+# An event the user says is over ("status": "finished", "done in 2019").
+_FINISHED = re.compile(r"\b(?:finished|completed|done|over|ended)\b")
+
+
+def finished(properties: Mapping[str, object]) -> bool:
+    """Whether what is stored of an event says it is over (the kitchen refit "finished")."""
+    return bool(_FINISHED.search(_said_text(properties)))
+
+
 def occasions_differ(
     said: Mapping[str, object], stored: Mapping[str, object], *, attended: bool = False
 ) -> bool:
     """Whether the times said of an event now and as stored make it another occasion: years
     on both sides that share none ("July 2024" / "February 2025": another sitting of an
-    exam, another trip — a date moved within a year is the same event), or one said to be
+    exam, another trip — a month moved within a year is the same event), two days on both
+    sides that differ when nothing said moved the day (2026-01-12 / 2026-01-19: the second
+    physio session; "they moved it to the 10th" is the same appointment), or one said to be
     ahead ("April next year", "next May") against one said to be behind ("last summer") or,
     when the user ``attended`` the stored one, with a year ("May 2023"): a year alone may be
     ahead too (the wedding in June 2027 is the one "next June")."""
@@ -250,8 +270,15 @@ def occasions_differ(
     if a is None or b is None:
         return False
     ya, yb = set(_YEAR.findall(a)), set(_YEAR.findall(b))
+    if ya and yb and not ya & yb:
+        return True
+    da, db = set(_DAY.findall(a)), set(_DAY.findall(b))
+    if da and db:
+        # Two days are two occasions (the retake, the second session), unless the user says
+        # the day was moved ("they moved my appointment to the 10th", "rebooked for May").
+        return not da & db and not _MOVED.search(_said_text(said))
     if ya and yb:
-        return not ya & yb
+        return False
     ahead_a, ahead_b = bool(_AHEAD.search(a)), bool(_AHEAD.search(b))
     behind_a, behind_b = bool(_BEHIND.search(a)), bool(_BEHIND.search(b) or (attended and yb))
     return (ahead_a and not ahead_b and behind_b) or (ahead_b and not ahead_a and behind_a)
@@ -360,23 +387,33 @@ def placed_apart(noted: frozenset[str], stored: Mapping[str, object]) -> bool:
     return bool(known) and noted.isdisjoint(known)
 
 
-def whose(said: Mapping[str, object]) -> str:
+# Whose a thing is when it is the user's own; words of a ``for`` that name no one else.
+SELF = "self"
+_NOT_WHOSE = frozenset({"my", "the", "our", "me", "mine", "myself", "i", "user", "self", "own"})
+
+
+def whose(said: Mapping[str, object], *, own: bool = False) -> str:
     """Whose a condition, a medicine or a device is said to be (``for``: "my husband" →
-    husband, "Mum" → mother), "" when not said."""
-    return _whose(said.get("for"))
+    husband, "Mum" → mother); when no ``for`` is said but the user has or takes it
+    (``own``: HAS_CONDITION, TAKES), the user's own (``SELF``); "" when not said."""
+    return _whose(said.get("for")) or (SELF if own else "")
 
 
 def for_someone_else(said_whose: str, stored: Mapping[str, object]) -> bool:
     """Whether a condition, a medicine or a device said to be someone's (``said_whose``:
     ``whose``) is one the graph holds as another's, or as the user's own (no ``for``): the
-    husband's slipped disc is not the user's herniated disc."""
-    return bool(said_whose) and said_whose != _whose(stored.get("for"))
+    husband's slipped disc is not the user's herniated disc, and the lupus the user was just
+    diagnosed with is not the one held as a friend's."""
+    if not said_whose:
+        return False
+    theirs = _whose(stored.get("for"))
+    return bool(theirs) if said_whose == SELF else said_whose != theirs
 
 
 def _whose(value: object) -> str:
     if not isinstance(value, str):
         return ""
-    words = [w for w in _words(value) if w not in ("my", "the", "our")]
+    words = [w for w in _words(value) if w not in _NOT_WHOSE]
     return " ".join(role_word(w) for w in words)
 
 
@@ -475,10 +512,16 @@ def _kinds_of_one_trade(a: list[str], b: list[str]) -> bool:
     return False
 
 
+# Words that say a person has moved on to the place said now ("Dr. Okafor has moved to
+# Reddington", "she's now at Arup").
+_MOVED_ON = re.compile(r"\b(?:moved|moving|transferred|switched|now (?:at|works|working))\b")
+
+
 def affiliation_differs(said: Mapping[str, object], stored: Mapping[str, object]) -> bool:
-    """Whether the company, school, course or team a person is said to belong to now and
-    as stored differ (compared as places are: words, containment, acronyms)."""
-    return _stated_apart(_AFFILIATION_KEYS, said, stored)
+    """Whether the company, school, course, team or practice a person is said to belong to
+    now and as stored differ (compared as places are: words, containment, acronyms) — and
+    nothing said has them move on to it ("has moved to Reddington")."""
+    return _stated_apart(_AFFILIATION_KEYS, said, stored) and not _MOVED_ON.search(_said_text(said))
 
 
 def said_same_affiliation(said: Mapping[str, object], stored: Mapping[str, object]) -> bool:

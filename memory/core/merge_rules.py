@@ -47,6 +47,7 @@ from memory.core.merge_properties import (
     ROLE_DIFFERS,
     ROLE_KEYS,
     affiliation_differs,
+    finished,
     for_someone_else,
     handle_stem,
     identified_by,
@@ -111,6 +112,7 @@ from memory.core.person_forms import TRANSLITERATION
 from memory.core.person_names import SPELLING, contradicts, parse_person
 from memory.core.person_roles import (
     FORMER_PET,
+    OWN,
     PEOPLE_ROLES,
     PET,
     PET_ROLES,
@@ -459,7 +461,7 @@ def decide_merge(
     said_of = with_named_type(kind, name, mention.properties)
     apart = _ApartSaid(
         countries=noted_countries(said_of) if kind in ("ORG", "EVENT") else frozenset(),
-        whose=whose(said_of),
+        whose=whose(said_of, own=OWN in mention.roles),
         someones_animal=someone_elses_animal(mention.properties),
         replaces=kind == "THING" and replaces_another(said_of),
     )
@@ -1109,7 +1111,12 @@ def _another_occasion(mention: Mention, node: StoredNode) -> bool:
     (ATTENDED makes the stored one past: ``person_roles`` names that tie "school"); an event
     the user went to (ATTENDED) is not the one of its name they plan now (PLANS: the Berlin
     Marathon of 2023 and the one signed up for this September)."""
-    if PLANNED in mention.roles and WENT in node.roles and PLANNED not in node.roles:
+    if (
+        PLANNED in mention.roles
+        and (WENT in node.roles or finished(node.properties))
+        and PLANNED not in node.roles
+    ):
+        # A kitchen refit planned now is not the one the graph says was finished in 2019.
         return True
     attended = "school" in node.roles
     return occasions_differ(mention.properties, node.properties, attended=attended)

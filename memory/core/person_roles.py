@@ -456,7 +456,14 @@ def role_word(word: str) -> str:
 # the film WATCHED), what tells two works of one name apart when the name cannot.
 WENT = "went"
 PLANNED = "planned"
+# A condition the user has, a medicine or a class they take: their own, not the one the
+# graph holds as a friend's or the sister's (``merge_properties.whose``).
+OWN = "own"
 _USES = {
+    **dict.fromkeys(
+        ("has_condition", "has_allergy", "diagnosed_with", "suffers_from", "takes", "is_taking"),
+        OWN,
+    ),
     **dict.fromkeys(("attended", "went_to", "took_part_in", "ran", "competed_in"), WENT),
     **dict.fromkeys(
         ("plans", "plans_to_attend", "will_attend", "signed_up_for", "registered_for"), PLANNED
