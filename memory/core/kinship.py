@@ -127,7 +127,9 @@ KIN_TITLES: Mapping[str, str] = {
     # Portuguese vô and vó (grandfather, grandmother), one word once the accents are folded.
     **dict.fromkeys(("vo", "vovo"), "grandparent"),
     **dict.fromkeys(("amoo", "amu", "dayi"), "uncle"),
-    "cousin": "cousin",
+    # "Primo Andrés", "Prima Lucía", "Cugino Marco": a cousin, in Spanish, Portuguese and
+    # Italian.
+    **dict.fromkeys(("cousin", "primo", "prima", "cugino", "cugina"), "cousin"),
     **dict.fromkeys(
         (
             *("grandma", "granny", "gran", "nana", "oma", "abuela", "abuelita", "nonna"),

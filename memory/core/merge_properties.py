@@ -139,10 +139,13 @@ _MAKES = {
         " porsche mitsubishi suzuki dacia polestar rivian"
     ),
     "truck": "pickup lorry",
-    "phone": "iphone smartphone",
-    "laptop": "macbook thinkpad chromebook",
+    "phone": "iphone smartphone pixel galaxy oneplus redmi huawei motorola moto",
+    "laptop": "macbook thinkpad chromebook xps zenbook vivobook ideapad",
     "tablet": "ipad",
-    "console": "playstation xbox nintendo",
+    "console": "playstation xbox nintendo ps5 ps4 ps3 wii",
+    "reader": "kindle kobo ereader",
+    "speaker": "echo homepod sonos",
+    "router": "fritzbox eero",
 }
 # Kinds of organisation that one name cannot be at once (St. Mary's the school, St. Mary's
 # Hospital). A university and a college, a company and a firm, are left in one class.
@@ -439,15 +442,19 @@ def someone_elses_animal(said: Mapping[str, object]) -> bool:
 # A thing said to replace another, or another copy of one ("a new Émonda SL 6 to replace the
 # old one", "the 2024 reissue of Rumours"): not the one the user had.
 _REPLACES = re.compile(
-    r"\b(?:to replace|replac(?:es|ed|ing) (?:my|the|our|his|her|their)|upgrad(?:e|ed|ing) from"
-    r"|reissue|another copy|second copy)\b"
+    r"\b(?:to replace|replac(?:es|ed|ing) (?:my|the|our|his|her|their)|upgrad(?:e|ed|ing) from)\b"
 )
+# Another copy or version of a thing of the same name: never the one the user had.
+_ANOTHER_COPY = re.compile(r"\b(?:reissue|remake|another copy|second copy)\b")
 
 
-def replaces_another(said: Mapping[str, object]) -> bool:
-    """Whether what is said of a thing makes it a replacement or another copy of one the
-    user has (``_REPLACES``)."""
-    return bool(_REPLACES.search(_said_text(said)))
+def replaces_another(said: Mapping[str, object], *, same_name: bool = False) -> bool:
+    """Whether what is said of a thing makes it a replacement of one the user has
+    (``_REPLACES``: said of another name — "replaced the battery in my Pixel 8" is the
+    Pixel 8) or another copy or version of it (a reissue, the 2017 remake of the Nokia 3310,
+    even of the same name)."""
+    text = _said_text(said)
+    return bool(_ANOTHER_COPY.search(text) or (not same_name and _REPLACES.search(text)))
 
 
 # Ages this far apart are two people, not one who aged while the graph remembered them.

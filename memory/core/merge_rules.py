@@ -47,6 +47,7 @@ from memory.core.merge_properties import (
     ROLE_DIFFERS,
     ROLE_KEYS,
     affiliation_differs,
+    context_shared,
     finished,
     for_someone_else,
     handle_stem,
@@ -108,7 +109,7 @@ from memory.core.name_spelling import (
     unarticled_keys,
     without_article,
 )
-from memory.core.person_forms import TRANSLITERATION
+from memory.core.person_forms import TRANSLITERATION, is_latin_word
 from memory.core.person_names import SPELLING, contradicts, parse_person
 from memory.core.person_roles import (
     FORMER_PET,
@@ -123,6 +124,7 @@ from memory.core.person_roles import (
     capacities_differ,
     colleagues_both,
     family_roles,
+    newly_met,
     public_and_personal,
     role_word,
     shares_role,
@@ -464,6 +466,8 @@ def decide_merge(
         whose=whose(said_of, own=OWN in mention.roles),
         someones_animal=someone_elses_animal(mention.properties),
         replaces=kind == "THING" and replaces_another(said_of),
+        another_copy=kind == "THING" and replaces_another(said_of, same_name=True),
+        newly_met=newly_met(mention.properties) if kind == "PERSON" else "",
     )
     differ = [n for n in stored if _set_apart(kind, new, mention, apart, said_of, n)]
     left_out = mention.apart | {n.id for n in differ}
@@ -856,7 +860,24 @@ def _described(s: _Said) -> tuple[list[str], bool]:
     described = described or said_without_determiner(
         s.name, s.kind, tied=bool(s.mention.roles & TIE_ROLES)
     )
+    if tied and described and s.kind in ("ORG", "PLACE") and _written_as_name(s.name, s.mention):
+        # "our Clash of Clans clan 'Goblins'": the user wrote it as a name, not "the goblins".
+        return [], tied
     return described, tied
+
+
+def _written_as_name(name: str, mention: Mention) -> bool:
+    """Whether a note writes the name said in quotes, or capitalised within a sentence."""
+    for value in mention.properties.values():
+        if not isinstance(value, str):
+            continue
+        for match in re.finditer(re.escape(name), value, flags=re.IGNORECASE):
+            before = value[: match.start()].rstrip()
+            quoted = before.endswith(("'", '"', "‘", "“"))
+            within = bool(before) and not before.endswith((".", "!", "?", ":"))
+            if quoted or (within and value[match.start()].isupper()):
+                return True
+    return False
 
 
 def _foreign_description(name: str, kind: str) -> tuple[str, ...]:
@@ -895,7 +916,65 @@ def _person(s: _Said) -> MergeVerdict | None:
         ids = [*verdict.candidates, *(n.id for n in namesakes)]
         scores = {**dict.fromkeys(ids, 1.0), **verdict.scores}
         return make_verdict(HOLD, ids, "other-kind", scores)
+    if (
+        verdict.action == MERGE
+        and _HANDLE.search(s.name)
+        and not verdict.rule.startswith(("exact", "alias"))
+        and not _named_beside(s.name, s.mention, s.same_kind, verdict.candidates[0])
+    ):
+        # "chloé_bxl" sent a friend request: the sister Chloé, or a stranger of that handle.
+        return make_verdict(HOLD, verdict.candidates, HANDLE_PART, verdict.scores)
     return _unless_roles_differ(said, verdict, s.same_kind, s.mention)
+
+
+# A name written as a handle: an "@", "u/", an underscore or digits ("chloé_bxl", "RaviKing07").
+_HANDLE = re.compile(r"[_@\d]|^u/")
+HANDLE_PART = "handle-part"
+
+
+def _named_beside(
+    handle: str, mention: Mention, same_kind: Sequence[StoredNode], target: int
+) -> bool:
+    """Whether what was said names the person a handle's part reaches, beside the handle
+    ("Kaito changed his Discord name to kaito_genshin"), or that person is known by a handle
+    too (a handle against a handle is a spelling)."""
+    node = next(n for n in same_kind if n.id == target)
+    if _HANDLE.search(node.name):
+        return True  # a handle said as another handle is written ("@quantum_quokka")
+    names = {w for f in node_forms(node) for w in f.split()}
+    said = " ".join(str(v) for v in mention.properties.values() if isinstance(v, str))
+    words = {normalise_name(w) for w in said.split() if handle.lower() not in w.lower()}
+    return bool(names & words)
+
+
+def _lone_across_scripts(s: _Said) -> MergeVerdict | None:
+    """A lone name said in Latin letters and stored in another script, or the other way
+    round (Ahmed / أحمد, Giorgos / Γιώργος, Didi / दीदी), is the same name — but a lone
+    name alone is as likely two people as one ("Maria", "Мария"): it merges only when the
+    user's relation or a word of what was said is shared ("from Cairo")."""
+    if s.kind != "PERSON" or len(s.new.split()) != 1:
+        return None
+    fits = [
+        n
+        for n in s.same_kind
+        if not n.is_self
+        and any(len(f.split()) == 1 and _read_alike(s.new, f) for f in node_forms(n))
+        and (
+            shares_role(s.mention.roles, n.roles)
+            or context_shared(s.mention.properties, n.properties, ignore=frozenset({s.new}))
+        )
+    ]
+    if len(fits) != 1:
+        return None
+    return make_verdict(MERGE, [fits[0].id], f"{TRANSLITERATION}-by-context", {fits[0].id: 1.0})
+
+
+def _read_alike(a: str, b: str) -> bool:
+    """Two lone names, one in Latin letters, read alike in another script."""
+    if is_latin_word(a) == is_latin_word(b):
+        return False
+    across = has_transliterable_letters(a) or has_transliterable_letters(b)
+    return romanised_alike([a], [b]) if across else same_reading(a, b)
 
 
 def _pet(s: _Said) -> MergeVerdict | None:
@@ -1053,6 +1132,7 @@ _RULES: tuple[Callable[[_Said], MergeVerdict | None], ...] = (
     _occasion,
     _description,
     _person,
+    _lone_across_scripts,
     _pet,
     _other_kind,
     _own_thing,
@@ -1066,12 +1146,15 @@ class _ApartSaid:
     """What was said of an entity that may set a stored node of its kind apart, worked out
     once per entity (not once per stored node): the countries a note puts it in, whose it
     is said to be, whether it is said to be someone else's animal, whether it replaces
-    another thing."""
+    another thing or is another copy of one (a remake), and the role a person is said to be
+    new in ("my new coworker")."""
 
     countries: frozenset[str]
     whose: str
     someones_animal: bool
     replaces: bool
+    another_copy: bool
+    newly_met: str
 
 
 def _set_apart(
@@ -1086,13 +1169,20 @@ def _set_apart(
     name states; ``apart``) makes a stored node another referent: an identifying property
     that differs (``properties_differ``), and, for a node of its own kind, another occasion
     of an event, another animal, someone else's condition or medicine, an organisation or
-    an event placed in another country, or the thing a new one replaces."""
+    an event placed in another country, the thing a new one replaces or copies, or someone
+    known in other roles than the one a person is said to be new in."""
     if properties_differ(kind, said_of, node.properties):
         return True
     if node.kind != kind:
         return False
     return (
         (kind == "EVENT" and _another_occasion(mention, node))
+        # "My new coworker Kenji" is not Kenji the online friend.
+        or (
+            bool(apart.newly_met)
+            and bool(node.roles)
+            and not shares_role(frozenset({apart.newly_met}), node.roles)
+        )
         or _another_animal(mention, node, someones_animal=apart.someones_animal)
         # The husband's slipped disc is not the user's herniated disc, nor Dad's CPAP theirs.
         or (
@@ -1103,6 +1193,7 @@ def _set_apart(
         or placed_apart(apart.countries, node.properties)
         # The new bike that replaces the old one, the reissue beside the first pressing.
         or (apart.replaces and new not in node_forms(node))
+        or (apart.another_copy and new in node_forms(node))
     )
 
 
@@ -1266,7 +1357,19 @@ def _description_verdict(
         # Of several that fit, the ones the user's relation picks ("the puppy", the user's
         # pet, not the puppy training class they attend).
         related = [n for n in fits if mention.roles and shares_role(mention.roles, n.roles)]
-        fitting = [n.id for n in (related if tied else related or fits)]
+        chosen = related if tied else related or fits
+        fitting = [n.id for n in chosen]
+        if len(chosen) > 1 and kind in ("THING", "PLACE"):
+            # "the Xbox", "after years in the attic": of two, the one noted as in the attic.
+            # Not an organisation: what is said of one ("a Korean menu", "club run") is as
+            # often what any of its kind does.
+            said = frozenset(described) | frozenset(new.split())
+            by_context = [
+                n for n in chosen if context_shared(mention.properties, n.properties, ignore=said)
+            ]
+            if len(by_context) == 1:
+                only = by_context[0].id
+                return make_verdict(MERGE, [only], f"{DESCRIPTION}-by-context", {only: 1.0})
     else:
         return None
     return _one_or_several(fitting, DESCRIPTION) if fitting else None

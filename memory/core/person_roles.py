@@ -9,6 +9,7 @@ first-name lists (``memory.core.first_names``) are a suggestion and live apart.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping
 
 __all__ = [
@@ -277,6 +278,11 @@ POST_TITLES = frozenset(
     | {"bey", "hanim", "abla", "abi", "efendi", "agha", "khanum", "khanom", "sahib", "saheb"}
 )
 _PEOPLE = _KIN | _PARTNER | _SOCIAL
+# Ties both people have to each other: the user who is X's friend has X as a friend.
+_MUTUAL = frozenset(
+    {"friend", "colleague", "neighbour", "roommate", "flatmate", "housemate", "classmate"}
+    | {"teammate", "cousin", "sibling", "acquaintance"}
+)
 # The roles a person can be named by ("my sister", "my boss"): ``descriptions``.
 PEOPLE_ROLES = _PEOPLE
 _GENERAL = {  # a general role and the specific ones it covers
@@ -387,6 +393,9 @@ def _role(label: str, *, towards_self: bool) -> str | None:
         return ADMIRED
     if towards_self:
         word = word.removeprefix("is_").removesuffix("_of")
+    elif word.endswith("_of") and role_word(word.removesuffix("_of")) in _MUTUAL:
+        # ``user -[FRIEND_OF]-> X``: a tie both ends have, so X is the user's friend.
+        return role_word(word.removesuffix("_of"))
     else:
         if word in ("had_pet", "has_late_pet", "has_former_pet"):
             return FORMER_PET
@@ -522,11 +531,60 @@ _ADULT_ONLY = _PARTNER | frozenset(
 _ROLE_PROPERTIES = ("role", "relation", "relationship")
 
 
+# What a person known from afar is, in the user's words ("that YouTuber Jack who reviews
+# keyboards"): someone admired, as LIKES or FOLLOWS makes them — unless the same words name a
+# tie ("my friend's a streamer").
+_PUBLIC_FIGURE = re.compile(
+    r"\b(?:youtuber|streamer|influencer|tiktoker|vlogger|podcaster|celebrity)s?\b"
+)
+# Someone the user meets only as a company's support ("the support guy, Raj", "Vodafone
+# support agent who fixed my SIM"): a stranger in service, not a person of the user's life.
+SERVICE_AGENT = "service_agent"
+_SERVICE_AGENT = re.compile(
+    r"\b(?:(?:tech |customer )?support (?:guy|agent|rep|person|lady|woman|man|bloke)|"
+    r"customer (?:service|support)|call cent(?:re|er)|helpdesk agent|helpline)\b"
+)
+_WORD = re.compile(r"[a-z]+")
+
+
+def _said_afar(properties: Mapping, pattern: re.Pattern) -> bool:
+    for value in properties.values():
+        text = value.lower() if isinstance(value, str) else ""
+        if pattern.search(text) and not any(role_word(w) in _PEOPLE for w in _WORD.findall(text)):
+            return True
+    return False
+
+
+# Someone said to be newly come into the user's life in a role ("my new coworker Kenji",
+# "the new intern"): the role word after "new", or a word for a newcomer at work. Not a
+# family role: a "new dad" is one who just became a father.
+_NEWLY = re.compile(r"\bnew\s+([a-z]+)(?:\s+([a-z]+))?")
+_NEWCOMERS = frozenset({"intern", "hire", "starter", "joiner", "recruit", "trainee"})
+
+
+def newly_met(properties: Mapping | None) -> str:
+    """The role in which a person is said to be new ("my new coworker" → colleague, "the new
+    intern" → intern), "" when none is."""
+    for value in (properties or {}).values():
+        for words in _NEWLY.findall(value.lower() if isinstance(value, str) else ""):
+            for word in words:
+                role = role_word(word)
+                if role in _SOCIAL or role in _NEWCOMERS:
+                    return role
+    return ""
+
+
 def roles_from_properties(properties: Mapping | None) -> frozenset[str]:
     """The roles a person's properties state: a ``role`` (``relation``) that is one of the
     words roles are named by ("mother-in-law", "my stepdad", "ex-girlfriend"; an occupation
-    such as "sales rep" is none), and ``MINOR`` for an ``age`` under ``MINOR_BELOW_AGE``."""
+    such as "sales rep" is none), ``ADMIRED`` for someone said to be a YouTuber, a streamer
+    or an influencer and nothing to the user, ``SERVICE_AGENT`` for a company's support
+    agent, and ``MINOR`` for an ``age`` under ``MINOR_BELOW_AGE``."""
     roles: set[str] = set()
+    if properties and _said_afar(properties, _PUBLIC_FIGURE):
+        roles.add(ADMIRED)
+    if properties and _said_afar(properties, _SERVICE_AGENT):
+        roles.add(SERVICE_AGENT)
     for key in _ROLE_PROPERTIES:
         value = (properties or {}).get(key)
         if not isinstance(value, str):
@@ -631,12 +689,17 @@ def contradicts(
     return bool((roles_b & _KIN) and not close_a and (roles_a & _SOCIAL))
 
 
+# Someone the user knows only from afar: a public figure, a company's support agent.
+_AFAR = frozenset({ADMIRED, SERVICE_AGENT})
+
+
 def public_and_personal(roles_a: frozenset[str], roles_b: frozenset[str]) -> bool:
-    """Whether one side is someone the user only admires from afar and the other someone the
-    user knows (a friend, a relative, a colleague): Michael Jordan the athlete the user
-    likes, Michael Jordan the college roommate."""
-    public_a = ADMIRED in roles_a and not roles_a & _PEOPLE
-    public_b = ADMIRED in roles_b and not roles_b & _PEOPLE
+    """Whether one side is someone the user only admires from afar, or meets only as a
+    company's support, and the other someone the user knows (a friend, a relative, a
+    colleague): Michael Jordan the athlete the user likes, Michael Jordan the college
+    roommate; Raj "the support guy", Raj the brother."""
+    public_a = bool(roles_a & _AFAR) and not roles_a & _PEOPLE
+    public_b = bool(roles_b & _AFAR) and not roles_b & _PEOPLE
     return (public_a and bool(roles_b & _PEOPLE)) or (public_b and bool(roles_a & _PEOPLE))
 
 
