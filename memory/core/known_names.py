@@ -17,7 +17,7 @@ from pathlib import Path
 
 from memory.core.name_spelling import fold_accents
 
-__all__ = ["known_alike", "name_key"]
+__all__ = ["known_alike", "known_elsewhere", "name_key"]
 
 _FILE = Path(__file__).with_name("known_names.txt")
 _WORD = re.compile(r"[^\W_]+")
@@ -66,3 +66,43 @@ def known_alike(kind: str, a: str, b: str) -> bool:
         return False
     groups = _groups()
     return bool(groups.get((kind, ka), frozenset()) & groups.get((kind, kb), frozenset()))
+
+
+@lru_cache(maxsize=1)
+def _line_words() -> dict[int, frozenset[str]]:
+    """Line (entity) → the words of all its names."""
+    found: dict[int, frozenset[str]] = {}
+    for number, line in enumerate(_FILE.read_text(encoding="utf-8").splitlines()):
+        line = line.strip()
+        if line and not line.startswith("#"):
+            names = line.partition(":")[2].split("|")
+            found[number] = frozenset(w for n in names for w in name_key(n).split())
+    return found
+
+
+def known_elsewhere(kind: str, name: str, forms: list[str], said: str = "") -> bool:
+    """Whether the table knows ``name`` as another entity's than the stored node whose
+    ``forms`` are given: "UCL" is University College London, not the University of Central
+    Lancashire its letters also fit — or, when it names the stored one and others too
+    ("OU": the Open University and the University of Oklahoma), whether what was ``said``
+    names one of the others ("in Norman, Oklahoma")."""
+    groups = _groups()
+    lines = groups.get((kind, name_key(_split_year(name)[0])), frozenset())
+    if not lines:
+        return False
+    own = {
+        line
+        for f in forms
+        for line in groups.get((kind, name_key(_split_year(f)[0])), frozenset())
+        if line in lines
+    }
+    if not own:
+        # Unless the stored name says it in so many words (the DMV, California DMV).
+        said_name = set(name_key(_split_year(name)[0]).split())
+        return not any(said_name <= set(name_key(f).split()) for f in forms)
+    words = _line_words()
+    own_words = frozenset().union(*(words[line] for line in own))
+    said_words = set(name_key(said).split())
+    return any(
+        said_words & {w for w in words[line] - own_words if len(w) >= 4} for line in lines - own
+    )

@@ -25,13 +25,17 @@ __all__ = [
     "PROPERTIES_DIFFER",
     "ROLE_DIFFERS",
     "affiliation_differs",
+    "another_of_the_name",
+    "booked",
     "context_shared",
+    "died",
     "distinguishing_label",
     "finished",
     "for_someone_else",
     "handle_stem",
     "identified_by",
     "make_class",
+    "met_elsewhere",
     "newcomer_after_death",
     "noted_countries",
     "occasions_differ",
@@ -51,6 +55,7 @@ __all__ = [
     "what_it_is",
     "whose",
     "with_named_type",
+    "with_noted_species",
     "work_type",
 ]
 
@@ -107,14 +112,19 @@ ROLE_KEYS = ("role", "occupation", "job")
 # Words for one class of thing; two values in two classes contradict, a value in none is
 # unknown (a breed, a rarer animal) and contradicts nothing.
 _SPECIES = {
-    "dog": "dog puppy pup doggo hound canine",
-    "cat": "cat kitten kitty feline",
+    "dog": "dog puppy pup doggo hound canine собака пёс пес щенок",
+    "cat": "cat kitten kitty feline кот кошка котёнок котенок",
     "rabbit": "rabbit bunny",
     "bird": "bird parrot budgie parakeet canary cockatiel",
     "fish": "fish goldfish betta",
     "rodent": "hamster gerbil mouse rat",
     "guinea pig": "guinea",
-    "horse": "horse pony",
+    "horse": "horse pony mare stallion gelding",
+    "cow": "cow calf heifer",
+    "goat": "goat billy",
+    "sheep": "sheep lamb ewe",
+    "chicken": "chicken hen rooster",
+    "duck": "duck duckling",
     "tortoise": "tortoise turtle",
     "snake": "snake python",
     "lizard": "lizard gecko iguana",
@@ -250,7 +260,14 @@ def _time_said(properties: Mapping[str, object]) -> str | None:
 
 
 # An event the user says is over ("status": "finished", "done in 2019").
-_FINISHED = re.compile(r"\b(?:finished|completed|done|over|ended)\b")
+_FINISHED = re.compile(r"\b(?:finished|completed|done|over|ended|failed|passed)\b")
+# An event the user says is booked ahead ("rebooked my driving test for 3 March").
+_BOOKED = re.compile(r"\b(?:re-?booked|booked|signed up|registered|scheduled)\b")
+
+
+def booked(properties: Mapping[str, object]) -> bool:
+    """Whether what is said of an event says the user booked it ahead."""
+    return bool(_BOOKED.search(_said_text(properties)))
 
 
 def finished(properties: Mapping[str, object]) -> bool:
@@ -342,13 +359,21 @@ _DEATH_KEYS = ("died", "death", "deceased", "date_of_death")
 _NEWCOMER = re.compile(
     r"\b(?:pupp(?:y|ies)|pup|kittens?|foal|cub|"
     r"new\s+(?:\w+\s+)?(?:dog|cat|pet|puppy|pup|kitten|rabbit|bunny|rescue|addition)|"
-    r"just\s+(?:adopted|got|brought)|named\s+after|"
+    r"just\s+(?:adopted|got|brought)|named\s+after|settl(?:ing|ed)\s+in|"
     r"\d+\s*(?:weeks?|wks?|months?|mos?)(?:\s+old)?)\b"
 )
 
 
 def _said_text(properties: Mapping[str, object]) -> str:
     return " ".join(str(v) for v in properties.values() if isinstance(v, str | int)).lower()
+
+
+def died(properties: Mapping[str, object]) -> bool:
+    """Whether what is held of an animal says it died ("died 2024", "put to sleep", a
+    "died" key)."""
+    return bool(_DEATH.search(_said_text(properties))) or any(
+        properties.get(k) for k in _DEATH_KEYS
+    )
 
 
 def newcomer_after_death(
@@ -360,11 +385,7 @@ def newcomer_after_death(
     death or the user had it (``stored_former``: HAD_PET); the new one is a puppy or kitten,
     weeks or months old, just adopted or named after another — and not itself said to have
     died ("still miss her" is the old one remembered)."""
-    gone = (
-        stored_former
-        or bool(_DEATH.search(_said_text(stored)))
-        or any(stored.get(k) for k in _DEATH_KEYS)
-    )
+    gone = stored_former or died(stored)
     text = _said_text(said)
     return gone and bool(_NEWCOMER.search(text)) and not _DEATH.search(text)
 
@@ -421,7 +442,35 @@ def _whose(value: object) -> str:
 
 
 # Someone's animal in the user's words: "Derek's dog", "Jo's cat next door".
-_SOMEONES_ANIMAL = re.compile(r"\b\w+['’]s\s+(\w+)(?:\s+(\w+))?")
+_SOMEONES_ANIMAL = re.compile(r"\w['’]s\s+(\w+)(?:['’]s)?(?:\s+(\w+))?")
+
+
+def with_noted_species(name: str, properties: Mapping[str, object]) -> Mapping[str, object]:
+    """What was said of an animal, with the species a note puts just before its name ("a
+    cow called Bessie", "her new hamster Storm", "кот Барсик") when none is stated."""
+    if properties.get("species"):
+        return properties
+    before = re.compile(
+        r"(\w+)\s+(?:(?:is\s+)?(?:also\s+)?(?:called|named)\s+)?" + re.escape(name.lower()) + r"\b"
+    )
+    for value in properties.values():
+        if isinstance(value, str):
+            for word in before.findall(value.lower()):
+                if (species := species_class(word)) is not None:
+                    return {**properties, "species": species}
+    return properties
+
+
+def another_of_the_name(name: str, said: Mapping[str, object]) -> bool:
+    """Whether a note says the animal is another one called the same ("is also called
+    Biscuit", "named her hamster Storm too", "тоже кот Барсик")."""
+    key = re.escape(name.lower())
+    another = re.compile(
+        rf"\b(?:also|too)\s+(?:called|named)\s+{key}\b"
+        rf"|\b(?:called|named)(?:\s+\w+){{0,3}}\s+{key}\s+(?:too|as well)\b"
+        rf"|тоже(?:\s+\w+){{0,2}}\s+{key}"
+    )
+    return bool(another.search(_said_text(said)))
 
 
 def someone_elses_animal(said: Mapping[str, object]) -> bool:
@@ -702,6 +751,34 @@ def role_said(word: str, properties: Mapping[str, object]) -> bool:
         isinstance(properties.get(key), str) and word in re.findall(r"\w+", properties[key].lower())
         for key in ROLE_KEYS
     )
+
+
+# Where a note says someone is from ("Yuki from Hana's class", "Kenji from accounts",
+# "Karen from the PTA"): the group, its possessor and determiners aside. Work is where a
+# colleague is from.
+_FROM_GROUP = re.compile(
+    r"\bfrom\s+(?:the\s+|my\s+|our\s+|his\s+|her\s+|their\s+)?(?:\w+['’]s\s+)?"
+    r"(\w+)(?:\s+(\w+))?"
+)
+_AT_WORK = frozenset({"work", "office", "job"})
+
+
+def met_elsewhere(name: str, said: Mapping[str, object], stored: Mapping[str, object]) -> bool:
+    """Whether a note says a person is from a group ("Yuki from Hana's class") that nothing
+    held of the person of the name mentions ("Hana's violin teacher"): one name, perhaps two
+    people — a question. Not when nothing is held of them, nor for work against a
+    colleague."""
+    note = next((v for k, v in said.items() if k == "note" and isinstance(v, str)), "")
+    match = _FROM_GROUP.search(note.lower()[note.lower().find(name.lower().split()[-1]) :])
+    if not match or name.lower().split()[-1] not in note.lower():
+        return False
+    group = {_stem(w) for w in match.groups() if w and w not in STOP_WORDS}
+    held = {_stem(w) for w in content_words(fold_accents(_said_text(stored)))}
+    if not group or not held:
+        return False
+    if group & _AT_WORK and held & {"colleague", "coworker", "cowork"}:
+        return False
+    return group.isdisjoint(held)
 
 
 def said_elsewhere(said: Mapping[str, object], stored: Mapping[str, object]) -> bool:

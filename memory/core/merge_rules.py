@@ -30,7 +30,7 @@ from memory.core.descriptions import (
 )
 from memory.core.first_names import is_given_name, name_group
 from memory.core.kinship import KINSHIP_WORDS, people_verdict
-from memory.core.known_names import known_alike, name_key
+from memory.core.known_names import known_alike, known_elsewhere, name_key
 from memory.core.merge_orgs import LEGAL_FORM, org_core_words, same_company
 from memory.core.merge_people import (
     called_by,
@@ -47,11 +47,15 @@ from memory.core.merge_properties import (
     ROLE_DIFFERS,
     ROLE_KEYS,
     affiliation_differs,
+    another_of_the_name,
+    booked,
     context_shared,
+    died,
     finished,
     for_someone_else,
     handle_stem,
     identified_by,
+    met_elsewhere,
     newcomer_after_death,
     noted_countries,
     occasions_differ,
@@ -70,6 +74,7 @@ from memory.core.merge_properties import (
     what_it_is,
     whose,
     with_named_type,
+    with_noted_species,
     work_type,
 )
 from memory.core.merge_types import (
@@ -461,10 +466,14 @@ def decide_merge(
     # What was said of it may make a stored node another referent (Luna the cat, the
     # neighbour's dog Luna): such nodes are left out of every rule, like kept-apart ones.
     said_of = with_named_type(kind, name, mention.properties)
+    if kind == "OTHER":
+        # "a cow called Bessie": the species a note gives an animal.
+        said_of = with_noted_species(normalise_name(name), said_of)
     apart = _ApartSaid(
         countries=noted_countries(said_of) if kind in ("ORG", "EVENT") else frozenset(),
         whose=whose(said_of, own=OWN in mention.roles),
-        someones_animal=someone_elses_animal(mention.properties),
+        someones_animal=someone_elses_animal(mention.properties)
+        or (kind == "OTHER" and another_of_the_name(normalise_name(name), mention.properties)),
         replaces=kind == "THING" and replaces_another(said_of),
         another_copy=kind == "THING" and replaces_another(said_of, same_name=True),
         newly_met=newly_met(mention.properties) if kind == "PERSON" else "",
@@ -486,9 +495,48 @@ def decide_merge(
     for rule in _RULES:
         verdict = rule(said)
         if verdict is not None:
-            return verdict
+            return _unless_someone_new(said, _unless_known_elsewhere(said, verdict))
     namesake = any(n.kind == kind and new in node_forms(n) for n in differ)
     return MergeVerdict(NEW, None, (), PROPERTIES_DIFFER if namesake else "none", {})
+
+
+# Rules that merge on what a name may be short for; the known-names table may know better.
+_SHORT_FORM_RULES = frozenset({ACRONYM, OWN_PLACE, CLIPPED, "spelling", DESCRIPTION, KNOWN_NAME})
+KNOWN_ELSEWHERE = "known-elsewhere"
+
+
+def _unless_known_elsewhere(s: _Said, verdict: MergeVerdict) -> MergeVerdict:
+    """A merge on what a name may be short for (its letters, a part, a clipping) is asked
+    about when the world knows the name as another entity's, or several entities'
+    (``known_names.known_elsewhere``: "UCL" with the University of Central Lancashire
+    stored; "Trinity" with Trinity College Dublin, as Cambridge has one too)."""
+    if verdict.action != MERGE or verdict.rule not in _SHORT_FORM_RULES or s.kind == "PERSON":
+        return verdict
+    target = next(n for n in s.same_kind if n.id == verdict.target)
+    said = " ".join(v for v in s.mention.properties.values() if isinstance(v, str))
+    if not known_elsewhere(s.kind, s.name, node_forms(target), said):
+        return verdict
+    return make_verdict(HOLD, [target.id], KNOWN_ELSEWHERE, dict(verdict.scores))
+
+
+INDEFINITE = "indefinite"
+
+
+def _unless_someone_new(s: _Said, verdict: MergeVerdict) -> MergeVerdict:
+    """A person the user speaks of as someone not known ("Mia's new school has a Mr Ali
+    teaching Year 6", "a guy called Tom", "another Sophie") is asked about, whatever name
+    rule reached a stored one."""
+    if verdict.action != MERGE or s.kind != "PERSON":
+        return verdict
+    name = re.escape(s.name.lower())
+    unknown = re.compile(
+        rf"\b(?:(?:has|have|had|met|is|was|there's|there\s+is)\s+an?|another)\s+{name}\b"
+        rf"|\b(?:someone|somebody|a\s+\w+)\s+(?:called|named)\s+{name}\b"
+    )
+    said = " ".join(v for v in s.mention.properties.values() if isinstance(v, str)).lower()
+    if not unknown.search(said):
+        return verdict
+    return make_verdict(HOLD, verdict.candidates, INDEFINITE, dict(verdict.scores))
 
 
 @dataclass(frozen=True)
@@ -693,7 +741,14 @@ def _spelling(s: _Said) -> MergeVerdict | None:
             if also:
                 scores = {i: 1.0 for i in [*spelled, *also]}
                 return make_verdict(HOLD, [*spelled, *also], f"{SPELLING}-or-description", scores)
-    return _one_or_several(spelled, SPELLING) if spelled else None
+    if not spelled:
+        return None
+    verdict = _one_or_several(spelled, SPELLING)
+    if s.kind == "PERSON" and len(parse_person(s.new).words) == 1:
+        # "Maria from my Pilates class", with María the exchange partner from Madrid: a
+        # first name respelled is weighed as the first name itself would be.
+        return _unless_roles_differ(s.new, verdict, s.same_kind, s.mention)
+    return verdict
 
 
 def _described_not_named(s: _Said) -> tuple[str, ...]:
@@ -947,6 +1002,34 @@ def _named_beside(
     return bool(names & words)
 
 
+TITLE_INITIAL = "title-initial"
+
+
+def _title_initial(s: _Said) -> MergeVerdict | None:
+    """A title and the initial of a surname ("Mr K", "Ms. R", "Miss T"), as children call a
+    teacher: the one person whose surname begins with it, of no other gender than the
+    title's (Mr Kowalski, Ms. Rodriguez, Sarah Thompson)."""
+    if s.kind != "PERSON":
+        return None
+    said = parse_person(s.new)
+    if not said.title or len(said.words) != 1 or len(said.words[0]) != 1:
+        return None
+    gender = gender_of_titles([said.title])
+    fits = [
+        n
+        for n in s.same_kind
+        if not n.is_self
+        and not (gender and node_gender(n) and node_gender(n) != gender)
+        and any(
+            len(p.words) >= (1 if p.title else 2) and p.words[-1][:1] == said.words[0]
+            for p in (parse_person(f) for f in node_forms(n))
+        )
+    ]
+    if not fits:
+        return None
+    return _one_or_several([n.id for n in fits], TITLE_INITIAL)
+
+
 def _lone_across_scripts(s: _Said) -> MergeVerdict | None:
     """A lone name said in Latin letters and stored in another script, or the other way
     round (Ahmed / أحمد, Giorgos / Γιώργος, Didi / दीदी), is the same name — but a lone
@@ -979,10 +1062,43 @@ def _read_alike(a: str, b: str) -> bool:
 
 def _pet(s: _Said) -> MergeVerdict | None:
     """A pet is named as people are (Reggie for Sir Reginald Fluffington): the person rules
-    reach the user's pets (HAS_PET) of a catch-all kind, and nothing else of that kind."""
-    pets = [n for n in s.same_kind if n.roles & PET_ROLES] if s.kind in CATCH_ALL_KINDS else []
+    reach the user's pets (HAS_PET, or an animal the user owns) of a catch-all kind, and
+    nothing else of that kind."""
+    pets = (
+        [n for n in s.same_kind if n.roles & PET_ROLES or (POSSESSION in n.roles and _animal(n))]
+        if s.kind in CATCH_ALL_KINDS
+        else []
+    )
     verdict = person_verdict(s.new, pets, s.mention) if pets else None
-    return verdict if verdict is not None and verdict.action != NEW else None
+    if verdict is not None and verdict.action != NEW:
+        return verdict
+    # "Mo" for Momo, "Stormy" for Storm, "Whisky" for Mr Whiskers, "Filek" for Filemon:
+    # what people call their own animal, when one animal's name it fits.
+    clipped_of = [n for n in pets if any(_pet_clipping(s.new, f) for f in node_forms(n))]
+    if len(clipped_of) == 1:
+        return make_verdict(MERGE, [clipped_of[0].id], PET_NAME, {clipped_of[0].id: 1.0})
+    return None
+
+
+PET_NAME = "pet-name"
+# Endings people put on an animal's name (Stormy, Whisky, Filek, Mochi-chan).
+_PET_ENDINGS = ("y", "ie", "ey", "ek", "ka", "ko", "chen", "i")
+
+
+def _pet_clipping(said: str, form: str) -> bool:
+    """Whether a one-word name is a word of an animal's name clipped (two letters or more)
+    or with a pet ending: "mo" / Momo, "stormy" / Storm, "whisky" / Mr Whiskers, "filek" /
+    Filemon."""
+    if " " in said or len(said) < 2:
+        return False
+    stems = {said} | {said[: -len(e)] for e in _PET_ENDINGS if said.endswith(e)}
+    for word in form.split():
+        if word == said or len(word) < 3:
+            continue
+        for stem in stems:
+            if len(stem) >= 2 and (word.startswith(stem) or stem == word):
+                return True
+    return False
 
 
 def _namesakes(s: _Said) -> list[StoredNode]:
@@ -1132,6 +1248,7 @@ _RULES: tuple[Callable[[_Said], MergeVerdict | None], ...] = (
     _occasion,
     _description,
     _person,
+    _title_initial,
     _lone_across_scripts,
     _pet,
     _other_kind,
@@ -1178,11 +1295,7 @@ def _set_apart(
     return (
         (kind == "EVENT" and _another_occasion(mention, node))
         # "My new coworker Kenji" is not Kenji the online friend.
-        or (
-            bool(apart.newly_met)
-            and bool(node.roles)
-            and not shares_role(frozenset({apart.newly_met}), node.roles)
-        )
+        or (kind == "PERSON" and _known_otherwise(apart.newly_met, node))
         or _another_animal(mention, node, someones_animal=apart.someones_animal)
         # The husband's slipped disc is not the user's herniated disc, nor Dad's CPAP theirs.
         or (
@@ -1197,17 +1310,30 @@ def _set_apart(
     )
 
 
+def _known_otherwise(newly: str, node: StoredNode) -> bool:
+    """Whether someone said to be new in a role (``person_roles.newly_met``: "my new
+    coworker", "Ruby's new maths teacher") is known to the graph in other roles only: by the
+    relation, or by a stated role that does not name it ("Ruby's swimming coach")."""
+    if not newly:
+        return False
+    if node.roles:
+        return not shares_role(frozenset({newly}), node.roles)
+    stated = " ".join(v for k in ROLE_KEYS if isinstance(v := node.properties.get(k), str))
+    return bool(stated) and newly not in {role_word(w) for w in re.findall(r"\w+", stated.lower())}
+
+
 def _another_occasion(mention: Mention, node: StoredNode) -> bool:
     """The Lisbon trip planned for next April is not the one the user took in May 2023
     (ATTENDED makes the stored one past: ``person_roles`` names that tie "school"); an event
     the user went to (ATTENDED) is not the one of its name they plan now (PLANS: the Berlin
     Marathon of 2023 and the one signed up for this September)."""
     if (
-        PLANNED in mention.roles
+        (PLANNED in mention.roles or booked(mention.properties))
         and (WENT in node.roles or finished(node.properties))
         and PLANNED not in node.roles
     ):
-        # A kitchen refit planned now is not the one the graph says was finished in 2019.
+        # A kitchen refit planned now is not the one the graph says was finished in 2019;
+        # the driving test rebooked is not the one failed.
         return True
     attended = "school" in node.roles
     return occasions_differ(mention.properties, node.properties, attended=attended)
@@ -1354,6 +1480,10 @@ def _description_verdict(
         living = [n for n in fits if PET in n.roles or FORMER_PET not in n.roles]
         if FORMER_PET not in mention.roles and living:
             fits = living
+        # "the hamster" keeping the family up at night is not Pumpkin, who "died September
+        # 2025" — unless the user speaks of a death too, or of a pet they had.
+        if kind == "OTHER" and FORMER_PET not in mention.roles and not died(mention.properties):
+            fits = [n for n in fits if not died(n.properties)]
         # Of several that fit, the ones the user's relation picks ("the puppy", the user's
         # pet, not the puppy training class they attend).
         related = [n for n in fits if mention.roles and shares_role(mention.roles, n.roles)]
@@ -1429,7 +1559,7 @@ def _unless_roles_differ(
         and not any(target.properties.get(key) for key in ROLE_KEYS)
     )
     one_word = len(parse_person(new).words) == 1
-    if not (tradesman or stranger) and not said_otherwise(mention, target, part=one_word):
+    if not (tradesman or stranger) and not said_otherwise(mention, target, part=one_word, name=new):
         return verdict
     return make_verdict(HOLD, [target.id], f"{verdict.rule}-{ROLE_DIFFERS}", dict(verdict.scores))
 
@@ -1478,7 +1608,7 @@ def _exact_part_name(
         if by_trade is not None:
             return make_verdict(MERGE, [by_trade], "exact-by-role", {by_trade: 1.0})
         return make_verdict(HOLD, reached, "exact-ambiguous", dict.fromkeys(reached, 1.0))
-    if said_otherwise(mention, only, part=True):
+    if said_otherwise(mention, only, part=True, name=new):
         return make_verdict(HOLD, reached, f"exact-{ROLE_DIFFERS}", {only.id: 1.0})
     return None
 
@@ -1491,7 +1621,9 @@ def _untitled_known(node: StoredNode) -> bool:
     )
 
 
-def said_otherwise(mention: Mention, target: StoredNode, *, part: bool = False) -> bool:
+def said_otherwise(
+    mention: Mention, target: StoredNode, *, part: bool = False, name: str = ""
+) -> bool:
     """Whether what the user says of a person now differs from what the graph knows of the
     person a name reaches, without contradicting it: a role that shares no word ("the
     plumber" / "software engineer"), another relation to the user (a colleague, stored as a
@@ -1509,6 +1641,8 @@ def said_otherwise(mention: Mention, target: StoredNode, *, part: bool = False) 
         _relation_changed(mention, target)
         or (roles_differ(mention.properties, target.properties) and not career)
         or (part and affiliation_differs(mention.properties, target.properties))
+        # "Yuki from Hana's class", with Yuki known as Hana's violin teacher.
+        or (part and bool(name) and met_elsewhere(name, mention.properties, target.properties))
     )
 
 

@@ -38,6 +38,20 @@ _ORG_WORDS = frozenset(
         *("kitchen", "market", "coffee", "burger", "burgers", "pizza", "pizzeria", "grill"),
         *("diner", "deli", "brasserie", "trattoria", "taverna", "canteen", "tavern"),
         *("garden centre", "garden center"),
+        # Round 19: where children learn and animals are kept or groomed ("Hills Road" /
+        # Hills Road Sixth Form College, "Oakfield" / Oakfield Livery Yard, "Pawfect" /
+        # Pawfect Grooming, "Dolphins" / Dolphins Swim Club).
+        *("college", "yard", "stables", "kennels", "cattery", "grooming", "club"),
+    }
+)
+# Words that say which of its kind an organisation is, between its name and its kind word
+# ("Little Acorns Day Nursery", "Westfield Primary School", "Dolphins Swim Club").
+_KIND_QUALIFIERS = frozenset(
+    {
+        *("day", "primary", "secondary", "high", "junior", "infant", "infants", "community"),
+        *("grammar", "prep", "preparatory", "sixth", "form", "livery", "boarding", "riding"),
+        *("swim", "swimming", "football", "rugby", "cricket", "tennis", "sailing", "rowing"),
+        *("youth", "dog", "pet", "animal", "language"),
     }
 )
 # The word for what a place to eat, drink or stay is, said before its name in many languages
@@ -89,11 +103,22 @@ def with_kind_word(a: str, b: str, kind: str) -> bool:
     head = " ".join(long[len(short) :])
     if not any(w not in STOP_WORDS and w not in kind_words for w in short):
         return False
-    if long[: len(short)] == short and head in kind_words:
+    if long[: len(short)] == short and (head in kind_words or _qualified_kind(head, kind_words)):
         return True
     # ... or, for a place to eat or stay, the word before it ("Da Mario" / Trattoria Da Mario).
     before = " ".join(long[: len(long) - len(short)])
     return kind == "ORG" and long[len(long) - len(short) :] == short and before in _ORG_WORDS_BEFORE
+
+
+def _qualified_kind(head: str, kind_words: frozenset[str]) -> bool:
+    """A kind word with the words that say which of its kind ("day nursery", "primary
+    school", "swim club")."""
+    words = head.split()
+    return (
+        len(words) > 1
+        and words[-1] in kind_words
+        and all(w in _KIND_QUALIFIERS for w in words[:-1])
+    )
 
 
 # Words that say which work of a title is meant ("Harry Potter film series", "Dune novel").

@@ -1,7 +1,7 @@
 """Round 17 of the naming rules (session 23): what the twentieth and twenty-first blind sets
 and the leftovers of the earlier ones showed."""
 
-from memory.core.merge_properties import occasions_differ, whose
+from memory.core.merge_properties import met_elsewhere, occasions_differ, whose, with_noted_species
 from memory.core.merge_types import StoredNode
 from memory.core.person_roles import newly_met, roles_from_properties, roles_from_relations
 from tests.memory.core.merge_helpers import decide, node
@@ -218,3 +218,143 @@ def test_a_companys_support_agent_is_not_someone_of_the_users_life():
 def test_a_cousin_by_a_romance_kin_title():
     cousin = node(1, "primo Andrés", "cousin", note="vive en Medellín")
     assert decide("Andrés", [cousin], roles=("cousin",))[:2] == ("merge", 1)
+
+
+# Round 19, from blind21's first run (animals, children and learning).
+
+
+def test_an_animal_a_note_calls_another_species_or_another_of_the_name():
+    goat = node(1, "Bessie", "possession", kind="OTHER", species="goat")
+    cow = {"note": "my gran had a cow called Bessie on her farm in the seventies"}
+    assert decide("Bessie", [goat], kind="OTHER", **cow) == ("new", None, "properties-differ")
+    beagle = node(1, "Biscuit", "possession", kind="OTHER", species="dog")
+    also = {"note": "Noah's family's cat is also called Biscuit, the kids think that's funny"}
+    assert decide("Biscuit", [beagle], kind="OTHER", **also)[0] == "new"
+    barsik = node(1, "Барсик", "possession", kind="OTHER", species="cat")
+    neighbours = {"note": "у соседей тоже кот Барсик, только рыжий"}
+    assert decide("Барсик", [barsik], kind="OTHER", **neighbours)[0] == "new"
+    # The user's own, spoken of: the one animal.
+    walk = {"note": "took Biscuit for a long walk"}
+    assert decide("Biscuit", [beagle], kind="OTHER", **walk)[:2] == ("merge", 1)
+    assert with_noted_species("storm", {"note": "named her new hamster Storm too"}) == {
+        "note": "named her new hamster Storm too",
+        "species": "rodent",
+    }
+
+
+def test_an_animal_that_died_is_not_the_one_described_now():
+    pumpkin = node(1, "Pumpkin", kind="OTHER", species="hamster", note="died September 2025")
+    said = {"note": "the hamster keeps us up all night on his wheel"}
+    assert decide("the hamster", [pumpkin], kind="OTHER", **said)[0] == "new"
+    remembered = {"note": "still miss the hamster, he died last year"}
+    assert decide("the hamster", [pumpkin], kind="OTHER", **remembered)[:2] == ("merge", 1)
+    milo = node(1, "Milo", kind="OTHER", species="cat", note="our cat, died 2024")
+    settling = {"note": "Milo's settling in really well, he already owns the sofa"}
+    assert decide("Milo", [milo], kind="OTHER", **settling)[0] == "new"
+
+
+def test_a_first_name_from_a_group_nothing_held_of_the_person_mentions_is_asked():
+    teacher = node(1, "Yuki", role="Hana's violin teacher")
+    said = {"note": "Yuki from Hana's class is coming over to play after school"}
+    assert decide("Yuki", [teacher], **said)[0] == "hold"
+    assert met_elsewhere("Kenji", {"note": "my colleague Kenji from accounts"}, {"role": "tandem"})
+    # Something held of them names the group: the one person.
+    steam = node(1, "Vlad", "friend", note="Steam friend from Romania, we play CS2")
+    assert decide("Vlad", [steam], note="Vlad from CS2 gifted me a knife skin")[:2] == ("merge", 1)
+    # Work is where a colleague is from.
+    assert not met_elsewhere("Tom", {"note": "Tom from work"}, {"role": "colleague"})
+    # A first name respelled is weighed as the name itself.
+    partner = node(1, "María", role="intercambio partner from Madrid")
+    pilates = {"note": "Maria from my Pilates class wants to start a book club"}
+    assert decide("Maria", [partner], **pilates)[0] == "hold"
+
+
+def test_someone_new_in_a_role_the_stored_role_does_not_name():
+    coach = node(1, "Coach Lee", role="Ruby's swimming coach")
+    said = {"note": "Mr Lee, Ruby's new maths teacher, is really strict"}
+    assert decide("Mr Lee", [coach], **said)[0] == "new"
+    teacher = node(1, "Rachel Moore", role="Year 1 class teacher")
+    ta = {"note": "Miss Rachel is the new teaching assistant in Year 1"}
+    assert decide("Miss Rachel", [teacher], **ta)[0] == "new"
+
+
+def test_someone_spoken_of_as_unknown_is_asked():
+    ali = node(1, "Mr Ali", role="Mia's Year 5 teacher at Oakwood")
+    said = {"note": "Mia's new school has a Mr Ali teaching Year 6, small world"}
+    assert decide("Mr Ali", [ali], **said) == ("hold", None, "indefinite")
+    # Another language's article is not "a": "a Dra. Souza" is the Dra. Souza.
+    souza = node(1, "Dra. Fernanda Souza", "doctor")
+    pt = {"note": "a Dra. Souza pediu novos exames de tireoide"}
+    assert decide("Dra. Souza", [souza], **pt)[:2] == ("merge", 1)
+
+
+def test_a_short_name_the_world_gives_another_entity_is_asked():
+    uclan = node(1, "University of Central Lancashire", "school", kind="ORG", city="Preston")
+    said = {"note": "my friend just got into UCL in London"}
+    assert decide("UCL", [uclan], kind="ORG", **said) == ("hold", None, "known-elsewhere")
+    tcd = node(1, "Trinity College Dublin", "school", kind="ORG")
+    cambridge = {"note": "my son got an offer from Trinity, Cambridge!!"}
+    assert decide("Trinity", [tcd], kind="ORG", **cambridge)[0] == "hold"
+    # Said of the user's own, with nothing naming the other: the user's own.
+    assert decide("Trinity", [tcd], kind="ORG", note="graduation photos")[:2] == ("merge", 1)
+    ou = node(1, "The Open University", "school", kind="ORG")
+    assert decide("OU", [ou], kind="ORG", note="my cousin plays for OU in Norman, Oklahoma")[0] == (
+        "hold"
+    )
+    assert decide("OU", [ou], kind="ORG", note="my OU essay is due")[:2] == ("merge", 1)
+    # A short name the stored one says in so many words is its own (California DMV).
+    dmv = node(1, "California DMV", kind="ORG")
+    assert decide("the DMV", [dmv], kind="ORG")[:2] == ("merge", 1)
+
+
+def test_an_event_booked_again_after_one_that_happened_is_another():
+    failed = node(1, "driving test", kind="EVENT", date="2025-10-14", note="failed on a roundabout")
+    said = {"note": "rebooked my driving test for 3 March, fingers crossed"}
+    assert decide("driving test", [failed], kind="EVENT", **said)[0] == "new"
+    ahead = node(1, "Hip operation", kind="EVENT", date="2026-03-02")
+    rebooked = {"note": "the hospital cancelled it and rebooked for May"}
+    assert decide("hip operation", [ahead], kind="EVENT", **rebooked)[:2] == ("merge", 1)
+
+
+def test_an_organisation_said_without_its_kind_and_the_words_that_qualify_it():
+    for said, stored in (
+        ("Little Acorns", "Little Acorns Day Nursery"),
+        ("Hills Road", "Hills Road Sixth Form College"),
+        ("Oakfield", "Oakfield Livery Yard"),
+        ("Dolphins", "Dolphins Swim Club"),
+        ("Pawfect", "Pawfect Grooming"),
+    ):
+        assert decide(said, [node(1, stored, kind="ORG")], kind="ORG") == (
+            "merge",
+            1,
+            "kind-word",
+        ), said
+    # Not a word that names something else of it ("Chicago Bears").
+    assert decide("Chicago", [node(1, "Chicago Bears", kind="ORG")], kind="ORG")[0] != "merge"
+
+
+def test_what_people_call_the_animals_they_own():
+    momo = node(1, "Momo", "possession", kind="OTHER", species="cat")
+    mimi = node(2, "Mimi", "possession", kind="OTHER", species="cat")
+    assert decide("Mo", [momo, mimi], kind="OTHER") == ("merge", 1, "pet-name")
+    whiskers = node(1, "Mr Whiskers", "possession", kind="OTHER", species="cat")
+    assert decide("Whisky", [whiskers], kind="OTHER")[:2] == ("merge", 1)
+    storm = node(1, "Storm", "possession", kind="OTHER", species="horse")
+    assert decide("Stormy", [storm], kind="OTHER")[:2] == ("merge", 1)
+    reggie = node(1, "Sir Reginald Fluffington", "possession", kind="OTHER", species="cat")
+    assert decide("Reg", [reggie], kind="OTHER")[:2] == ("merge", 1)
+    # Two animals it fits: asked or left; a thing of the name is no animal.
+    mochi = node(2, "Mochi", "possession", kind="OTHER", species="cat")
+    assert decide("Mo", [momo, mochi], kind="OTHER")[0] != "merge"
+    assert decide("Mo", [node(1, "Momo", kind="OTHER")], kind="OTHER")[0] != "merge"
+
+
+def test_a_title_and_a_surnames_initial():
+    kowalski = node(1, "Mr Kowalski", role="Jake's piano teacher")
+    assert decide("Mr K", [kowalski]) == ("merge", 1, "title-initial")
+    thompson = node(1, "Sarah Thompson", role="Josh's Year 4 teacher", gender="f")
+    assert decide("Miss T", [thompson])[:2] == ("merge", 1)
+    # Two it fits are asked about; a title of the other gender does not fit.
+    kelly = node(2, "Mr Kelly")
+    assert decide("Mr K", [kowalski, kelly])[0] == "hold"
+    assert decide("Mrs K", [kowalski])[0] != "merge"
