@@ -26,7 +26,7 @@ from pathlib import Path
 
 from memory.core.merge_properties import make_class, species_class
 from memory.core.name_spelling import FOREIGN_ARTICLES, fold_accents
-from memory.core.person_roles import role_word
+from memory.core.person_roles import PEOPLE_ROLES, role_word
 from memory.core.words import COMMON_WORD_ZIPF, STOP_WORDS, word_zipf
 
 __all__ = [
@@ -96,10 +96,37 @@ def _words(text: str, *, split_camel: bool = True) -> list[str]:
 def description_words(norm: str) -> tuple[str, ...]:
     """The words of a description after its leading determiner, function words left out
     and singular ("our cabin in Bend" → cabin, bend); () when ``norm`` is no description."""
-    words = _words(norm)
+    words = _kin_compounds(_words(norm))
     if len(words) < 2 or words[0] not in DETERMINERS:
         return ()
     return tuple(_singular(w) for w in words[1:] if w not in STOP_WORDS)
+
+
+# The first word of a kinship word written in two ("half-sister", "step dad", "ex-wife"), and
+# the last two of an in-law ("mother-in-law").
+_KIN_PREFIXES = frozenset({"half", "step", "ex", "great", "grand"})
+
+
+def _kin_compounds(words: list[str]) -> list[str]:
+    """Words with a kinship word written in two or three joined as the roles name it
+    ("mother in law" → mother_in_law, "half sister" → half_sister, "step dad" → step_dad)."""
+    out: list[str] = []
+    i = 0
+    while i < len(words):
+        if words[i + 1 : i + 3] == ["in", "law"]:
+            out.append(f"{words[i]}_in_law")
+            i += 3
+        elif (
+            words[i] in _KIN_PREFIXES
+            and i + 1 < len(words)
+            and role_word(words[i + 1]) in PEOPLE_ROLES
+        ):
+            out.append(f"{words[i]}_{words[i + 1]}")
+            i += 2
+        else:
+            out.append(words[i])
+            i += 1
+    return out
 
 
 @lru_cache(maxsize=1)

@@ -33,6 +33,7 @@ from memory.core.merge_types import (
 )
 from memory.core.name_spelling import name_words
 from memory.core.person_roles import (
+    GOD_ROLES,
     contradicts,
     family_roles,
     gender_of,
@@ -104,6 +105,11 @@ KINSHIP_WORDS: Mapping[str, frozenset[str]] = {
     # Urdu words for a brother's wife and a sister's husband (bhabhi, jiju).
     **dict.fromkeys(("koro", "oupa", "ahgong", "ahkong", "gonggong"), _GRANDFATHER),
     **dict.fromkeys(("kuia", "ahma", "ahmah", "popo", "ahpo"), _GRANDMOTHER),
+    # In-laws and godparents in Spanish, Portuguese, German and French (round 20).
+    **dict.fromkeys(("suegra", "sogra", "schwiegermutter"), frozenset({"mother_in_law"})),
+    **dict.fromkeys(("suegro", "sogro", "schwiegervater"), frozenset({"father_in_law"})),
+    **dict.fromkeys(("madrina", "madrinha", "marraine"), frozenset({"godmother"})),
+    **dict.fromkeys(("padrino", "padrinho", "parrain"), frozenset({"godfather"})),
     "hubby": frozenset({"partner_m"}),
     "wifey": frozenset({"partner_f"}),
     "bhabhi": frozenset({"sister_in_law"}),
@@ -216,6 +222,8 @@ def _courtesy_or_kin(target: StoredNode, mention: Mention) -> bool:
     return (
         bool(specific_roles(target.roles))
         and not family_roles(target.roles)
+        # A godmother called "Auntie Fi" is called so as family is.
+        and not target.roles & GOD_ROLES
         and not shares_role(mention.roles, target.roles)
     )
 

@@ -28,6 +28,7 @@ __all__ = [
     "another_of_the_name",
     "booked",
     "context_shared",
+    "day_moved",
     "died",
     "distinguishing_label",
     "finished",
@@ -270,6 +271,12 @@ def booked(properties: Mapping[str, object]) -> bool:
     return bool(_BOOKED.search(_said_text(properties)))
 
 
+def day_moved(properties: Mapping[str, object]) -> bool:
+    """Whether what is said of an event says its day was moved ("cancelled and rebooked",
+    "they moved my appointment")."""
+    return bool(_MOVED.search(_said_text(properties)))
+
+
 def finished(properties: Mapping[str, object]) -> bool:
     """Whether what is stored of an event says it is over (the kitchen refit "finished")."""
     return bool(_FINISHED.search(_said_text(properties)))
@@ -462,11 +469,13 @@ def with_noted_species(name: str, properties: Mapping[str, object]) -> Mapping[s
 
 
 def another_of_the_name(name: str, said: Mapping[str, object]) -> bool:
-    """Whether a note says the animal is another one called the same ("is also called
-    Biscuit", "named her hamster Storm too", "тоже кот Барсик")."""
+    """Whether a note says the animal or person is another one called the same ("is also
+    called Biscuit", "named her hamster Storm too", "тоже кот Барсик", "my wife's cousin,
+    also called Zhang Wei", "named her newborn Amara after my daughter")."""
     key = re.escape(name.lower())
     another = re.compile(
         rf"\b(?:also|too)\s+(?:called|named)\s+{key}\b"
+        rf"|\bnamed\b(?:\s+\w+){{0,4}}\s+{key}\s+after\b"
         rf"|\b(?:called|named)(?:\s+\w+){{0,3}}\s+{key}\s+(?:too|as well)\b"
         rf"|тоже(?:\s+\w+){{0,2}}\s+{key}"
     )

@@ -50,6 +50,7 @@ from memory.core.merge_properties import (
     another_of_the_name,
     booked,
     context_shared,
+    day_moved,
     died,
     finished,
     for_someone_else,
@@ -133,6 +134,7 @@ from memory.core.person_roles import (
     public_and_personal,
     role_word,
     shares_role,
+    someone_elses_kin,
 )
 from memory.core.place_names import country_iso, country_key, same_city, shared_city_countries
 from memory.core.words import COMMON_WORD_ZIPF, STOP_WORDS, word_zipf
@@ -474,6 +476,9 @@ def decide_merge(
         whose=whose(said_of, own=OWN in mention.roles),
         someones_animal=someone_elses_animal(mention.properties)
         or (kind == "OTHER" and another_of_the_name(normalise_name(name), mention.properties)),
+        another_person=kind == "PERSON"
+        and another_of_the_name(normalise_name(name), mention.properties),
+        someones_kin=someone_elses_kin(name, mention.properties) if kind == "PERSON" else "",
         replaces=kind == "THING" and replaces_another(said_of),
         another_copy=kind == "THING" and replaces_another(said_of, same_name=True),
         newly_met=newly_met(mention.properties) if kind == "PERSON" else "",
@@ -942,6 +947,36 @@ def _foreign_description(name: str, kind: str) -> tuple[str, ...]:
     return described
 
 
+# "His sister", "her mum", "their son": someone else's relative, not the user's.
+_THIRD_PERSON = ("his ", "her ", "their ")
+SOMEONE_ELSES = "someone-elses"
+
+
+def _someone_elses_relative(s: _Said) -> MergeVerdict | None:
+    """A person said as someone else's relative ("his sister", Lucas's) is not the user's
+    relative of that word (Inès, the user's sister): the one person held as someone's
+    sister ("Lucas's sister"), none of them the user's, else someone new."""
+    if s.kind != "PERSON" or not s.name.lower().startswith(_THIRD_PERSON):
+        return None
+    described = description_words(s.new)
+    if len(described) != 1:
+        return None
+    role = role_word(described[0])
+    fitting = [
+        n.id
+        for n in s.same_kind
+        if not n.is_self
+        and not shares_role(frozenset({role}), n.roles)
+        and re.search(
+            rf"\w['’]s\s+{re.escape(described[0])}\b",
+            " ".join(v for v in n.properties.values() if isinstance(v, str)).lower(),
+        )
+    ]
+    if fitting:
+        return _one_or_several(fitting, DESCRIPTION)
+    return MergeVerdict(NEW, None, (), SOMEONE_ELSES, {})
+
+
 def _description(s: _Said) -> MergeVerdict | None:
     """Rule 2g: a description fitting exactly one stored node."""
     described, tied = _described(s)
@@ -1246,6 +1281,7 @@ _RULES: tuple[Callable[[_Said], MergeVerdict | None], ...] = (
     _known_name,
     _kind_word,
     _occasion,
+    _someone_elses_relative,
     _description,
     _person,
     _title_initial,
@@ -1272,6 +1308,8 @@ class _ApartSaid:
     replaces: bool
     another_copy: bool
     newly_met: str
+    another_person: bool
+    someones_kin: str
 
 
 def _set_apart(
@@ -1296,6 +1334,11 @@ def _set_apart(
         (kind == "EVENT" and _another_occasion(mention, node))
         # "My new coworker Kenji" is not Kenji the online friend.
         or (kind == "PERSON" and _known_otherwise(apart.newly_met, node))
+        # "My wife's cousin, also called Zhang Wei"; "named her newborn Amara after my
+        # daughter": one name, two people.
+        or (apart.another_person and new in node_forms(node))
+        # "My friend Ankit's wife Priya" is not Priya, the user's partner.
+        or (bool(apart.someones_kin) and shares_role(frozenset({apart.someones_kin}), node.roles))
         or _another_animal(mention, node, someones_animal=apart.someones_animal)
         # The husband's slipped disc is not the user's herniated disc, nor Dad's CPAP theirs.
         or (
@@ -1307,6 +1350,15 @@ def _set_apart(
         # The new bike that replaces the old one, the reissue beside the first pressing.
         or (apart.replaces and new not in node_forms(node))
         or (apart.another_copy and new in node_forms(node))
+    )
+
+
+def _dated(node: StoredNode) -> bool:
+    """Whether a stored event has a day (ISO, as extraction writes one) and is not held as
+    planned: one that took place (the 10th anniversary on 2024-08-02, the first wedding)."""
+    return any(
+        isinstance(v, str) and re.fullmatch(r"\d{4}-\d{2}-\d{2}", v.strip())
+        for v in node.properties.values()
     )
 
 
@@ -1327,10 +1379,13 @@ def _another_occasion(mention: Mention, node: StoredNode) -> bool:
     (ATTENDED makes the stored one past: ``person_roles`` names that tie "school"); an event
     the user went to (ATTENDED) is not the one of its name they plan now (PLANS: the Berlin
     Marathon of 2023 and the one signed up for this September)."""
-    if (
-        (PLANNED in mention.roles or booked(mention.properties))
-        and (WENT in node.roles or finished(node.properties))
-        and PLANNED not in node.roles
+    happened = WENT in node.roles or finished(node.properties)
+    if PLANNED not in node.roles and (
+        (PLANNED in mention.roles and (happened or _dated(node)))
+        or (
+            booked(mention.properties)
+            and (happened or (_dated(node) and not day_moved(mention.properties)))
+        )
     ):
         # A kitchen refit planned now is not the one the graph says was finished in 2019;
         # the driving test rebooked is not the one failed.
@@ -1452,11 +1507,17 @@ def _description_verdict(
             return _one_or_several(fitting, DESCRIPTION) if fitting else None
         wanted = frozenset({role}) | mention.roles
         # The relation the user has to them, or the role said of them ("my therapist":
-        # Amanda Rhodes, the user's doctor, whose role is therapist).
+        # Amanda Rhodes, the user's doctor, whose role is therapist; Marta Silva, noted as
+        # "our couples therapist").
         fitting = [
             n.id
             for n in same_kind
-            if not n.is_self and (shares_role(wanted, n.roles) or role_said(word, n.properties))
+            if not n.is_self
+            and (
+                shares_role(wanted, n.roles)
+                or role_said(word, n.properties)
+                or _noted_as(word, n.properties)
+            )
         ]
     elif kind in DESCRIBED_KINDS:
         fits = [
@@ -1503,6 +1564,16 @@ def _description_verdict(
     else:
         return None
     return _one_or_several(fitting, DESCRIPTION) if fitting else None
+
+
+def _noted_as(word: str, properties: Mapping[str, object]) -> bool:
+    """Whether a person's note is a short description ending in the word ("our couples
+    therapist", "Lucas's sister")."""
+    note = properties.get("note")
+    if not isinstance(note, str):
+        return False
+    words = re.findall(r"\w+", note.lower())
+    return 0 < len(words) <= 5 and words[-1] == word
 
 
 def _transliterated(a: str, b: str) -> bool:

@@ -223,6 +223,8 @@ _KIN = frozenset(
 )
 _PARTNER = frozenset({"partner", "partner_f", "partner_m", "fiance"})
 EX = "ex"
+# Godparents and godchildren: called "Auntie" and "Uncle" as family is.
+GOD_ROLES = frozenset({"godmother", "godfather", "godparent", "godson", "goddaughter", "godchild"})
 _SOCIAL = frozenset(
     {
         "friend",
@@ -256,6 +258,10 @@ _SOCIAL = frozenset(
         "employee",
         "teammate",
         "acquaintance",
+        # Round 20: godparents and godchildren (often friends of the family, so social), and
+        # a sponsor in a twelve-step fellowship.
+        *GOD_ROLES,
+        "sponsor",
         "assistant",
         "report",
         "supervisor",
@@ -594,9 +600,39 @@ def roles_from_properties(properties: Mapping | None) -> frozenset[str]:
         if word in _PEOPLE:
             roles.add(word)
     age = stated_age((properties or {}).get("age"))
+    if age is None:
+        age = _noted_age(properties or {})
     if age is not None and age < MINOR_BELOW_AGE:
         roles.add(MINOR)
     return frozenset(roles)
+
+
+# An age a note gives ("daughter of my friend Ben, 4 years old", "aged 7", "a 6-year-old").
+_NOTED_AGE = re.compile(r"\b(\d{1,2})[- ]?(?:years?|yrs?)[- ]old\b|\baged\s+(\d{1,2})\b")
+
+
+def _noted_age(properties: Mapping) -> int | None:
+    note = properties.get("note")
+    match = _NOTED_AGE.search(note.lower()) if isinstance(note, str) else None
+    return int(match.group(1) or match.group(2)) if match else None
+
+
+# Someone said as another person's relative or partner ("my friend Ankit's wife Priya").
+_SOMEONES_KIN = re.compile(r"\w['’]s\s+(?:new\s+|ex[- ]?)?(\w+)\s+(\w+)")
+
+
+def someone_elses_kin(name: str, properties: Mapping | None) -> str:
+    """The family or partner role in which a note names a person as someone else's ("Ankit's
+    wife Priya" → partner_f), "" when none is."""
+    first = name.lower().split()[0] if name.strip() else ""
+    for value in (properties or {}).values():
+        if not isinstance(value, str):
+            continue
+        for word, named in _SOMEONES_KIN.findall(value.lower()):
+            role = role_word(word)
+            if named == first and role in _KIN | _PARTNER:
+                return role
+    return ""
 
 
 def stated_age(value: object) -> int | None:

@@ -1,9 +1,15 @@
 """Round 17 of the naming rules (session 23): what the twentieth and twenty-first blind sets
 and the leftovers of the earlier ones showed."""
 
+from memory.core.descriptions import description_words
 from memory.core.merge_properties import met_elsewhere, occasions_differ, whose, with_noted_species
 from memory.core.merge_types import StoredNode
-from memory.core.person_roles import newly_met, roles_from_properties, roles_from_relations
+from memory.core.person_roles import (
+    newly_met,
+    roles_from_properties,
+    roles_from_relations,
+    someone_elses_kin,
+)
 from tests.memory.core.merge_helpers import decide, node
 
 
@@ -358,3 +364,77 @@ def test_a_title_and_a_surnames_initial():
     kelly = node(2, "Mr Kelly")
     assert decide("Mr K", [kowalski, kelly])[0] == "hold"
     assert decide("Mrs K", [kowalski])[0] != "merge"
+
+
+# Round 20, from blind23's first run (love, friendship and life's milestones).
+
+
+def test_someone_else_of_the_same_name_by_what_the_note_says():
+    friend = node(1, "Zhang Wei", "friend", city="Shenzhen")
+    cousin = {"note": "my wife's cousin, also called Zhang Wei, lives in Harbin"}
+    assert decide("Zhang Wei", [friend], **cousin) == ("new", None, "properties-differ")
+    daughter = node(1, "Amara", "daughter", note="born 2023")
+    newborn = {"note": "my friend Tolu named her newborn Amara after my daughter"}
+    assert decide("Amara", [daughter], **newborn)[0] == "new"
+    partner = node(1, "Priya Raman", "partner_f", city="Bengaluru")
+    wife = {"note": "my friend Ankit's wife Priya is pregnant with twins"}
+    assert decide("Priya", [partner], **wife)[0] == "new"
+    assert someone_elses_kin("Priya", wife) == "partner_f"
+    # The user's own, spoken of: the one person.
+    assert decide("Priya", [partner], note="Priya is pregnant with twins")[:2] == ("merge", 1)
+
+
+def test_a_childs_age_in_a_note_makes_a_minor():
+    assert "minor" in roles_from_properties({"note": "daughter of my friend Ben, 4 years old"})
+    assert "minor" not in roles_from_properties({"note": "turned 40 years old in May"})
+    lily = StoredNode(
+        1, "PERSON", "Lily", roles=roles_from_properties({"note": "Ben's daughter, 4 years old"})
+    )
+    said = {"note": "Lily, my new colleague, invited me to her housewarming"}
+    assert decide("Lily", [lily], **said)[0] == "new"
+
+
+def test_his_sister_is_not_the_users_sister():
+    camille = node(1, "Camille Moreau", note="Lucas's sister")
+    ines = node(2, "Inès", "sister")
+    assert decide("his sister", [camille, ines]) == ("merge", 1, "description")
+    assert decide("his sister", [ines]) == ("new", None, "someone-elses")
+
+
+def test_kinship_words_in_two_parts_and_in_other_languages():
+    assert decide("my mother-in-law", [node(1, "Carmen Ruiz", "mother_in_law")])[:2] == (
+        "merge",
+        1,
+    )
+    assert decide("my half-sister", [node(1, "Maya", "half_sister")])[:2] == ("merge", 1)
+    assert decide("mein Mann", [node(1, "Jens Müller", "partner_m")])[:2] == ("merge", 1)
+    assert decide("suegra", [node(1, "Consuelo Ortega", "mother_in_law")])[:2] == ("merge", 1)
+    assert decide("mi madrina", [node(1, "Tía Marisol", "godmother")])[:2] == ("merge", 1)
+    assert decide("my sponsor", [node(1, "Frank", "sponsor")])[:2] == ("merge", 1)
+    # Words that only look like it stay apart ("the grand canyon", "my great idea").
+    assert description_words("the grand canyon") == ("grand", "canyon")
+    # A godmother called "Auntie" is called so as family is.
+    fiona = node(1, "Fiona McLeod", "godmother")
+    assert decide("Auntie Fi", [fiona], kind="PERSON")[:2] == ("merge", 1)
+
+
+def test_a_person_noted_by_a_role_a_description_may_find():
+    individual = node(1, "Dr. Helen Park", "therapist", note="my individual therapist")
+    couples = node(2, "Marta Silva", note="our couples therapist")
+    assert decide("the therapist", [individual, couples])[0] == "hold"
+
+
+def test_an_event_planned_after_one_with_a_day_is_another():
+    tenth = node(1, "10th wedding anniversary", kind="EVENT", date="2024-08-02")
+    said = {"note": "for our anniversary this August we're thinking Lisbon"}
+    assert decide("our anniversary", [tenth], kind="EVENT", roles=("planned",), **said)[0] == "new"
+    evening = node(1, "Parents' evening", kind="EVENT", date="2025-11-12")
+    spring = {"note": "the spring parents' evening is booked for 18 March"}
+    assert decide("parents' evening", [evening], kind="EVENT", **spring)[0] == "new"
+
+
+def test_fellowships_of_one_pattern_are_not_one_another():
+    aa = node(1, "Alcoholics Anonymous", "membership", kind="ORG")
+    assert decide("Al-Anon", [aa], kind="ORG", note="my wife started going to Al-Anon")[0] == (
+        "hold"
+    )
