@@ -69,6 +69,7 @@ from memory.core.merge_properties import (
     said_same_affiliation,
     same_letters,
     someone_elses_animal,
+    species_class,
     states_region,
     type_class,
     types_differ,
@@ -749,9 +750,14 @@ def _spelling(s: _Said) -> MergeVerdict | None:
     if not spelled:
         return None
     verdict = _one_or_several(spelled, SPELLING)
-    if s.kind == "PERSON" and len(parse_person(s.new).words) == 1:
-        # "Maria from my Pilates class", with María the exchange partner from Madrid: a
-        # first name respelled is weighed as the first name itself would be.
+    if s.kind == "PERSON" and len(parse_person(s.new).words) == 1 and verdict.action == MERGE:
+        # "Maria from my Pilates class", with María the exchange partner from Madrid; "Mo",
+        # with @mo the colleague and Mohammed the neighbour: a first name respelled is
+        # weighed as the first name itself would be.
+        only = next(n for n in s.same_kind if n.id == verdict.target)
+        held = _exact_part_name(s.new, only, s.same_kind, s.mention)
+        if held is not None:
+            return held
         return _unless_roles_differ(s.new, verdict, s.same_kind, s.mention)
     return verdict
 
@@ -1443,12 +1449,14 @@ def _unthe(norm: str) -> str:
 
 def _common_other(kind: str, name: str, mention: Mention) -> bool:
     """Whether an entity of the catch-all kind OTHER is a concept: a common noun (written in
-    lower case: "painting", "therapy") said of no animal. Pets have names (Biscuit)."""
+    lower case: "painting", "therapy") said of no animal — nor naming one ("python", held
+    at the reptile zoo). Pets have names (Biscuit)."""
     return (
         kind == "OTHER"
         and name[:1].islower()
         and not mention.roles & PET_ROLES
         and not mention.properties.get("species")
+        and species_class(name.strip().lower()) is None
     )
 
 
@@ -1679,9 +1687,28 @@ def _exact_part_name(
         if by_trade is not None:
             return make_verdict(MERGE, [by_trade], "exact-by-role", {by_trade: 1.0})
         return make_verdict(HOLD, reached, "exact-ambiguous", dict.fromkeys(reached, 1.0))
+    if not parse_person(new).title and _unconnected(new, mention, only):
+        # "Oksana from the Lviv office", with Oksana the QA engineer in Kyiv: a lone given
+        # name, and what is said of it now and what is held share nothing — a question.
+        return make_verdict(HOLD, reached, EXACT_UNCONNECTED, {only.id: 1.0})
     if said_otherwise(mention, only, part=True, name=new):
         return make_verdict(HOLD, reached, f"exact-{ROLE_DIFFERS}", {only.id: 1.0})
     return None
+
+
+EXACT_UNCONNECTED = "exact-unconnected"
+
+
+def _unconnected(new: str, mention: Mention, node: StoredNode) -> bool:
+    """Whether a lone given name said with a note and no relation, against a person of the
+    name the graph holds with a note, shares no telling word with it (``context_shared``):
+    a name alone ties nothing ("Ahmed fixed my laptop"; Ahmed the Uber driver)."""
+    return (
+        isinstance(mention.properties.get("note"), str)
+        and isinstance(node.properties.get("note"), str)
+        and not mention.roles
+        and not context_shared(mention.properties, node.properties, ignore=frozenset({new}))
+    )
 
 
 def _untitled_known(node: StoredNode) -> bool:

@@ -438,3 +438,34 @@ def test_fellowships_of_one_pattern_are_not_one_another():
     assert decide("Al-Anon", [aa], kind="ORG", note="my wife started going to Al-Anon")[0] == (
         "hold"
     )
+
+
+# Round 21, from blind22 (digital life, another writer) after it had been measured untuned
+# after rounds 18, 19 and 20.
+
+
+def test_a_lone_given_name_with_nothing_shared_is_asked():
+    driver = node(1, "Ahmed", note="the Uber driver who brought back the phone I left")
+    said = {"note": "Ahmed fixed my laptop for 20 euros"}
+    assert decide("Ahmed", [driver], **said) == ("hold", None, "exact-unconnected")
+    # A telling word shared, a relation said, or nothing noted on either side: the one.
+    assert decide("Ahmed", [driver], note="Ahmed the Uber driver waved at me")[:2] == (
+        "merge",
+        1,
+    )
+    assert decide("Ahmed", [node(1, "Ahmed")], **said)[:2] == ("merge", 1)
+    # A title and a surname is more than a given name.
+    secretary = node(1, "Mr. Okafor", role="allotment secretary", note="runs the committee")
+    troughs = {"note": "Mr Okafor says the water troughs are being switched off"}
+    assert decide("Mr Okafor", [secretary], **troughs)[:2] == ("merge", 1)
+
+
+def test_a_species_said_as_a_name_is_an_animal_not_a_subject():
+    language = node(1, "Python", kind="TOPIC")
+    said = {"note": "held a real python at the reptile zoo, it was heavy"}
+    assert decide("python", [language], kind="OTHER", **said)[0] != "merge"
+    # A common noun of the catch-all kind is still a concept ("therapy").
+    assert decide("therapy", [node(1, "Therapy", kind="TOPIC")], kind="OTHER")[:2] == (
+        "merge",
+        1,
+    )
