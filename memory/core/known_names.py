@@ -96,13 +96,16 @@ def known_elsewhere(kind: str, name: str, forms: list[str], said: str = "") -> b
         for line in groups.get((kind, name_key(_split_year(f)[0])), frozenset())
         if line in lines
     }
-    if not own:
-        # Unless the stored name says it in so many words (the DMV, California DMV).
-        said_name = set(name_key(_split_year(name)[0]).split())
-        return not any(said_name <= set(name_key(f).split()) for f in forms)
-    words = _line_words()
-    own_words = frozenset().union(*(words[line] for line in own))
+    said_name = set(name_key(_split_year(name)[0]).split())
+    form_words = [set(name_key(f).split()) for f in forms]
+    if not own and not any(said_name <= words for words in form_words):
+        return True
+    # The stored one is named so (in the table, or in so many words: the DMV, California
+    # DMV; MIT Manipal): elsewhere only when what was said names one of the others.
+    lines_words = _line_words()
+    own_words = frozenset().union(*(lines_words[line] for line in own), *form_words)
     said_words = set(name_key(said).split())
     return any(
-        said_words & {w for w in words[line] - own_words if len(w) >= 4} for line in lines - own
+        said_words & {w for w in lines_words[line] - own_words if len(w) >= 4}
+        for line in lines - own
     )

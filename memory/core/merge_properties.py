@@ -39,6 +39,7 @@ __all__ = [
     "met_elsewhere",
     "newcomer_after_death",
     "noted_countries",
+    "noted_species",
     "occasions_differ",
     "placed_apart",
     "properties_differ",
@@ -74,7 +75,8 @@ _LOCATION_KEYS = ("city", "state", "province", "county", "region", "country")
 _COMPANY_KEYS = ("company", "employer")
 IDENTIFYING_KEYS: Mapping[str, tuple[str, ...]] = {
     "PLACE": (*_LOCATION_KEYS, "type"),
-    "ORG": (*_LOCATION_KEYS, "type", *_COMPANY_KEYS),
+    # A department of Oxford is not Heidelberg's department of the same name.
+    "ORG": (*_LOCATION_KEYS, "type", *_COMPANY_KEYS, "university"),
     "OTHER": ("species", "type"),
     "THING": ("species", "type", "year"),
     "EVENT": (*_LOCATION_KEYS, *_COMPANY_KEYS),
@@ -423,11 +425,20 @@ SELF = "self"
 _NOT_WHOSE = frozenset({"my", "the", "our", "me", "mine", "myself", "i", "user", "self", "own"})
 
 
-def whose(said: Mapping[str, object], *, own: bool = False) -> str:
-    """Whose a condition, a medicine or a device is said to be (``for``: "my husband" →
-    husband, "Mum" → mother); when no ``for`` is said but the user has or takes it
-    (``own``: HAS_CONDITION, TAKES), the user's own (``SELF``); "" when not said."""
-    return _whose(said.get("for")) or (SELF if own else "")
+def whose(said: Mapping[str, object], *, own: bool = False, name: str = "") -> str:
+    """Whose a condition, a medicine, a device or an occasion is said to be (``for``: "my
+    husband" → husband, "Mum" → mother; or a note's "my sister's graduation" for the
+    ``name`` said); when none is said but the user has or takes it (``own``: HAS_CONDITION,
+    TAKES), the user's own (``SELF``); "" when not said."""
+    return _whose(said.get("for")) or _noted_whose(name, said) or (SELF if own else "")
+
+
+def _noted_whose(name: str, said: Mapping[str, object]) -> str:
+    note = said.get("note")
+    if not name or not isinstance(note, str):
+        return ""
+    match = re.search(rf"\bmy\s+(\w+)['’]s\s+{re.escape(name.lower())}\b", note.lower())
+    return role_word(match.group(1)) if match and role_word(match.group(1)) in PEOPLE_ROLES else ""
 
 
 def for_someone_else(said_whose: str, stored: Mapping[str, object]) -> bool:
@@ -466,6 +477,16 @@ def with_noted_species(name: str, properties: Mapping[str, object]) -> Mapping[s
                 if (species := species_class(word)) is not None:
                     return {**properties, "species": species}
     return properties
+
+
+def noted_species(properties: Mapping[str, object]) -> str | None:
+    """An animal's species as stated, or as the one species its note names ("the college
+    cat at St Hugh's"), None when neither tells."""
+    if isinstance(properties.get("species"), str):
+        return species_class(str(properties["species"]).split()[-1].lower())
+    note = properties.get("note")
+    found = {c for w in _words(note) if (c := species_class(w))} if isinstance(note, str) else set()
+    return found.pop() if len(found) == 1 else None
 
 
 def another_of_the_name(name: str, said: Mapping[str, object]) -> bool:

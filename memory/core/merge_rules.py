@@ -59,6 +59,7 @@ from memory.core.merge_properties import (
     met_elsewhere,
     newcomer_after_death,
     noted_countries,
+    noted_species,
     occasions_differ,
     placed_apart,
     properties_differ,
@@ -474,7 +475,7 @@ def decide_merge(
         said_of = with_noted_species(normalise_name(name), said_of)
     apart = _ApartSaid(
         countries=noted_countries(said_of) if kind in ("ORG", "EVENT") else frozenset(),
-        whose=whose(said_of, own=OWN in mention.roles),
+        whose=whose(said_of, own=OWN in mention.roles, name=name),
         someones_animal=someone_elses_animal(mention.properties)
         or (kind == "OTHER" and another_of_the_name(normalise_name(name), mention.properties)),
         another_person=kind == "PERSON"
@@ -536,13 +537,33 @@ def _unless_someone_new(s: _Said, verdict: MergeVerdict) -> MergeVerdict:
         return verdict
     name = re.escape(s.name.lower())
     unknown = re.compile(
-        rf"\b(?:(?:has|have|had|met|is|was|there's|there\s+is)\s+an?|another)\s+{name}\b"
+        rf"\b(?:(?:has|have|had|met|is|was|by|with|there's|there\s+is)\s+an?|another)\s+{name}\b"
         rf"|\b(?:someone|somebody|a\s+\w+)\s+(?:called|named)\s+{name}\b"
     )
     said = " ".join(v for v in s.mention.properties.values() if isinstance(v, str)).lower()
-    if not unknown.search(said):
-        return verdict
-    return make_verdict(HOLD, verdict.candidates, INDEFINITE, dict(verdict.scores))
+    if unknown.search(said):
+        return make_verdict(HOLD, verdict.candidates, INDEFINITE, dict(verdict.scores))
+    target = next(n for n in s.same_kind if n.id == verdict.target)
+    if _titles_apart(parse_person(s.new).title, target):
+        # "Dr Okonkwo" the lecturer, "Mr Okonkwo" the landlord: a doctor is not called
+        # "Mr" by those who know the title (nor is a UK surgeon always called "Dr").
+        return make_verdict(HOLD, verdict.candidates, TITLES_DIFFER, dict(verdict.scores))
+    return verdict
+
+
+TITLES_DIFFER = "titles-differ"
+# Titles of courtesy and titles of a profession or a degree. Not Herr and Frau: German says
+# "Herr Weber" of Prof. Dr. Weber and "Frau Dr. Hoffmann".
+_COURTESY_TITLES = frozenset({"mr", "mrs", "ms", "miss", "mx"})
+_PROFESSION_TITLES = frozenset({"dr", "doctor", "prof", "professor"})
+
+
+def _titles_apart(said_title: str, node: StoredNode) -> bool:
+    """Whether a title said and the titles a stored person is named with are one of courtesy
+    and the other of a profession ("Dr Hughes" / Mr Hughes)."""
+    known = {parse_person(f).title for f in node_forms(node)} - {""}
+    classes = [(t in _COURTESY_TITLES, t in _PROFESSION_TITLES) for t in {said_title, *known}]
+    return bool(said_title and known) and any(c for c, _ in classes) and any(p for _, p in classes)
 
 
 @dataclass(frozen=True)
@@ -1346,6 +1367,8 @@ def _set_apart(
         # "My friend Ankit's wife Priya" is not Priya, the user's partner.
         or (bool(apart.someones_kin) and shares_role(frozenset({apart.someones_kin}), node.roles))
         or _another_animal(mention, node, someones_animal=apart.someones_animal)
+        # "A new puppy called Biscuit" is not Biscuit "the college cat".
+        or (kind == "OTHER" and _species_apart(said_of, node))
         # The husband's slipped disc is not the user's herniated disc, nor Dad's CPAP theirs.
         or (
             kind not in ("PERSON", "ORG", "PLACE")
@@ -1378,6 +1401,14 @@ def _known_otherwise(newly: str, node: StoredNode) -> bool:
         return not shares_role(frozenset({newly}), node.roles)
     stated = " ".join(v for k in ROLE_KEYS if isinstance(v := node.properties.get(k), str))
     return bool(stated) and newly not in {role_word(w) for w in re.findall(r"\w+", stated.lower())}
+
+
+def _species_apart(said_of: Mapping[str, object], node: StoredNode) -> bool:
+    """Whether the species said (or given by a note before the name) and the one a stored
+    animal's note names are two (``properties_differ`` compares stated species)."""
+    said = noted_species(said_of) if isinstance(said_of.get("species"), str) else None
+    known = noted_species(node.properties)
+    return bool(said and known and said != known)
 
 
 def _another_occasion(mention: Mention, node: StoredNode) -> bool:

@@ -148,6 +148,9 @@ def parse_person(norm: str) -> PersonName:
             rest = (*words[:-1], name)
             return PersonName(honorific, rest, rest)
     start = 1 if title else 0
+    # Titles stacked before a name ("Prof. Dr. Klaus Weber", "Rev. Dr. King") are one title.
+    while title and len(words) - start >= 2 and words[start] in TITLES:
+        start += 1
     split = tuple(words[start:])
     if len(parts) == len(words):  # one part per word: the hyphens can be told apart
         split = (*words[start : start + 1], *(p for word in parts[start + 1 :] for p in word))

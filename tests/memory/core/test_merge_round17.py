@@ -2,8 +2,15 @@
 and the leftovers of the earlier ones showed."""
 
 from memory.core.descriptions import description_words
-from memory.core.merge_properties import met_elsewhere, occasions_differ, whose, with_noted_species
+from memory.core.merge_properties import (
+    met_elsewhere,
+    noted_species,
+    occasions_differ,
+    whose,
+    with_noted_species,
+)
 from memory.core.merge_types import StoredNode
+from memory.core.person_names import parse_person
 from memory.core.person_roles import (
     newly_met,
     roles_from_properties,
@@ -466,6 +473,60 @@ def test_a_species_said_as_a_name_is_an_animal_not_a_subject():
     assert decide("python", [language], kind="OTHER", **said)[0] != "merge"
     # A common noun of the catch-all kind is still a concept ("therapy").
     assert decide("therapy", [node(1, "Therapy", kind="TOPIC")], kind="OTHER")[:2] == (
+        "merge",
+        1,
+    )
+
+
+# Round 22, from blind24's first run (student and young-adult life).
+
+
+def test_stacked_titles_are_one_title():
+    assert parse_person("prof. dr. klaus weber") == parse_person("prof. klaus weber")
+    weber = node(1, "Prof. Dr. Klaus Weber", "supervisor")
+    assert decide("Herr Weber", [weber])[:2] == ("merge", 1)
+    # Frau is a woman's title, Klaus a man's name.
+    assert decide("Frau Weber", [weber])[0] == "new"
+    assert decide("mein Betreuer", [weber], roles=("supervisor",))[:2] == ("merge", 1)
+
+
+def test_a_title_of_courtesy_against_one_of_a_profession_is_asked():
+    landlord = node(1, "Mr Okonkwo", "landlord", note="landlord of our student house")
+    said = {"note": "Dr Okonkwo's seminar on West African history was great"}
+    assert decide("Dr Okonkwo", [landlord], **said) == ("hold", None, "titles-differ")
+    assert decide("Mr Okonkwo", [landlord])[:2] == ("merge", 1)
+
+
+def test_a_department_of_another_university_is_another():
+    heidelberg = node(
+        1, "Department of Physics", "school", kind="ORG", university="Heidelberg University"
+    )
+    oxford = {"university": "University of Oxford"}
+    assert decide("Department of Physics", [heidelberg], kind="ORG", **oxford)[0] == "new"
+
+
+def test_someone_elses_occasion_by_the_note():
+    mine = node(1, "graduation", "went", kind="EVENT", note="my BA graduation in Leeds")
+    said = {"note": "my sister's graduation in Glasgow is next month"}
+    assert decide("graduation", [mine], kind="EVENT", **said)[0] == "new"
+    assert whose(said, name="graduation") == "sister"
+
+
+def test_an_animal_a_note_gives_another_species_than_the_stored_note():
+    cat = node(1, "Biscuit", kind="OTHER", note="the college cat at St Hugh's")
+    said = {"note": "my parents got a new puppy called Biscuit"}
+    assert decide("Biscuit", [cat], kind="OTHER", **said)[0] == "new"
+    assert noted_species({"note": "the college cat at St Hugh's"}) == "cat"
+    assert noted_species({"note": "chases the cat, barks at the dog"}) is None
+
+
+def test_a_short_name_the_stored_one_carries_is_asked_when_the_note_names_another():
+    manipal = StoredNode(
+        1, "ORG", "Manipal Institute of Technology", aliases=("MIT Manipal",), roles=frozenset()
+    )
+    boston = {"note": "applying to MIT in Cambridge, Massachusetts for my PhD"}
+    assert decide("MIT", [manipal], kind="ORG", **boston)[0] == "hold"
+    assert decide("MIT", [manipal], kind="ORG", note="back to MIT for the reunion")[:2] == (
         "merge",
         1,
     )
