@@ -468,22 +468,27 @@ def with_noted_species(name: str, properties: Mapping[str, object]) -> Mapping[s
     cow called Bessie", "her new hamster Storm", "кот Барсик") when none is stated."""
     if properties.get("species"):
         return properties
+    key = re.escape(name.lower())
     before = re.compile(
-        r"(\w+)\s+(?:(?:is\s+)?(?:also\s+)?(?:called|named)\s+)?" + re.escape(name.lower()) + r"\b"
+        rf"(\w+)\s+(?:(?:is\s+)?(?:also\s+)?(?:called|named)\s+)?{key}\b"
+        rf"|(\w+)\s+\d*,?\s*(?:we\s+|i\s+)?call\s+(?:her|him|it)\s+{key}\b"
     )
     for value in properties.values():
         if isinstance(value, str):
-            for word in before.findall(value.lower()):
+            for words in before.findall(value.lower()):
+                word = next((w for w in words if w), "")
                 if (species := species_class(word)) is not None:
                     return {**properties, "species": species}
     return properties
 
 
 def noted_species(properties: Mapping[str, object]) -> str | None:
-    """An animal's species as stated, or as the one species its note names ("the college
-    cat at St Hugh's"), None when neither tells."""
-    if isinstance(properties.get("species"), str):
-        return species_class(str(properties["species"]).split()[-1].lower())
+    """An animal's species as stated, or as the one species its note names when none is
+    stated or the stated one is a breed the table does not know ("the college cat at St
+    Hugh's"; a border collie, "my working dog"), None when neither tells."""
+    stated = properties.get("species")
+    if isinstance(stated, str) and (found := species_class(stated.split()[-1].lower())):
+        return found
     note = properties.get("note")
     found = {c for w in _words(note) if (c := species_class(w))} if isinstance(note, str) else set()
     return found.pop() if len(found) == 1 else None

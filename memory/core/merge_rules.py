@@ -476,8 +476,9 @@ def decide_merge(
     apart = _ApartSaid(
         countries=noted_countries(said_of) if kind in ("ORG", "EVENT") else frozenset(),
         whose=whose(said_of, own=OWN in mention.roles, name=name),
-        someones_animal=someone_elses_animal(mention.properties)
-        or (kind == "OTHER" and another_of_the_name(normalise_name(name), mention.properties)),
+        someones_animal=someone_elses_animal(mention.properties),
+        another_animal=kind == "OTHER"
+        and another_of_the_name(normalise_name(name), mention.properties),
         another_person=kind == "PERSON"
         and another_of_the_name(normalise_name(name), mention.properties),
         someones_kin=someone_elses_kin(name, mention.properties) if kind == "PERSON" else "",
@@ -1334,6 +1335,7 @@ class _ApartSaid:
     someones_animal: bool
     replaces: bool
     another_copy: bool
+    another_animal: bool
     newly_met: str
     another_person: bool
     someones_kin: str
@@ -1369,6 +1371,16 @@ def _set_apart(
         or _another_animal(mention, node, someones_animal=apart.someones_animal)
         # "A new puppy called Biscuit" is not Biscuit "the college cat".
         or (kind == "OTHER" and _species_apart(said_of, node))
+        # "Our new puppy, we've called him Biscuit too", with a client's dog Biscuit — not
+        # when both are said to be the user's own.
+        or (
+            apart.another_animal
+            and new in node_forms(node)
+            and not (
+                mention.roles & (PET_ROLES | {POSSESSION})
+                and node.roles & (PET_ROLES | {POSSESSION})
+            )
+        )
         # The husband's slipped disc is not the user's herniated disc, nor Dad's CPAP theirs.
         or (
             kind not in ("PERSON", "ORG", "PLACE")
@@ -1428,7 +1440,16 @@ def _another_occasion(mention: Mention, node: StoredNode) -> bool:
         # the driving test rebooked is not the one failed.
         return True
     attended = "school" in node.roles
-    return occasions_differ(mention.properties, node.properties, attended=attended)
+    return occasions_differ(mention.properties, _timed(node), attended=attended)
+
+
+def _timed(node: StoredNode) -> Mapping[str, object]:
+    """A stored event's properties, with the year its name ends in as its time when none is
+    stated ("vendanges 2024")."""
+    if any(node.properties.get(k) for k in ("occurred", "date", "when", "year")):
+        return node.properties
+    match = re.search(r"\b((?:19|20)\d\d)$", node.name.strip())
+    return {**node.properties, "year": match.group(1)} if match else node.properties
 
 
 def _another_animal(mention: Mention, node: StoredNode, *, someones_animal: bool) -> bool:
@@ -1557,6 +1578,8 @@ def _description_verdict(
                 or role_said(word, n.properties)
                 or _noted_as(word, n.properties)
             )
+            # "My landlord" (HAS_LANDLORD) is not the boss stated to be a pub's landlord.
+            and not (mention.roles and n.roles and not shares_role(mention.roles, n.roles))
         ]
     elif kind in DESCRIBED_KINDS:
         fits = [

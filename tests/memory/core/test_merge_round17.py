@@ -530,3 +530,31 @@ def test_a_short_name_the_stored_one_carries_is_asked_when_the_note_names_anothe
         "merge",
         1,
     )
+
+
+# Round 23, from blind25's first run (working life outside offices).
+
+
+def test_an_animal_called_the_name_too_is_another_whoever_owns_the_stored_one():
+    client_dog = node(1, "Biscuit", kind="OTHER", note="Mrs Lowry's cockapoo, groom every 6 weeks")
+    ours = {"note": "our new puppy, we've called him Biscuit too!"}
+    assert decide("Biscuit", [client_dog], kind="OTHER", roles=("possession",), **ours)[0] == (
+        "new"
+    )
+    collie = node(1, "Bess", "possession", kind="OTHER", species="border collie", note="my dog")
+    cow = {"note": "cow 214, we call her Bess, calved twins overnight"}
+    assert decide("Bess", [collie], kind="OTHER", **cow)[0] == "new"
+    assert noted_species({"species": "border collie", "note": "my working dog"}) == "dog"
+
+
+def test_a_relation_said_picks_against_a_stated_role_of_another_relation():
+    pub = node(1, "Terry", "boss", role="landlord of the Red Lion")
+    said = {"note": "my landlord's putting the rent on my flat up £75"}
+    assert decide("my landlord", [pub], roles=("landlord",), **said)[0] == "new"
+    assert decide("the landlord", [pub])[:2] == ("merge", 1)
+
+
+def test_the_year_an_events_name_ends_in_is_its_time():
+    harvest = node(1, "vendanges 2024", "went", kind="EVENT", place="Champagne")
+    said = {"note": "je repars pour les vendanges en septembre", "date": "2025-09"}
+    assert decide("les vendanges", [harvest], kind="EVENT", **said)[0] == "new"
