@@ -503,7 +503,7 @@ def decide_merge(
     for rule in _RULES:
         verdict = rule(said)
         if verdict is not None:
-            return _unless_someone_new(said, _unless_known_elsewhere(said, verdict))
+            return _unless_a_person_in_doubt(said, _unless_known_elsewhere(said, verdict))
     namesake = any(n.kind == kind and new in node_forms(n) for n in differ)
     return MergeVerdict(NEW, None, (), PROPERTIES_DIFFER if namesake else "none", {})
 
@@ -521,8 +521,7 @@ def _unless_known_elsewhere(s: _Said, verdict: MergeVerdict) -> MergeVerdict:
     if verdict.action != MERGE or verdict.rule not in _SHORT_FORM_RULES or s.kind == "PERSON":
         return verdict
     target = next(n for n in s.same_kind if n.id == verdict.target)
-    said = " ".join(v for v in s.mention.properties.values() if isinstance(v, str))
-    if not known_elsewhere(s.kind, s.name, node_forms(target), said):
+    if not known_elsewhere(s.kind, s.name, node_forms(target), _text_of(s.mention.properties)):
         return verdict
     return make_verdict(HOLD, [target.id], KNOWN_ELSEWHERE, dict(verdict.scores))
 
@@ -530,10 +529,11 @@ def _unless_known_elsewhere(s: _Said, verdict: MergeVerdict) -> MergeVerdict:
 INDEFINITE = "indefinite"
 
 
-def _unless_someone_new(s: _Said, verdict: MergeVerdict) -> MergeVerdict:
-    """A person the user speaks of as someone not known ("Mia's new school has a Mr Ali
-    teaching Year 6", "a guy called Tom", "another Sophie") is asked about, whatever name
-    rule reached a stored one."""
+def _unless_a_person_in_doubt(s: _Said, verdict: MergeVerdict) -> MergeVerdict:
+    """A person merged by any name rule is asked about instead when the user speaks of them
+    as someone not known ("Mia's new school has a Mr Ali teaching Year 6", "a guy called
+    Tom", "another Sophie": ``INDEFINITE``), or by a title of another sort than the stored
+    one's ("Dr Okonkwo" the lecturer, "Mr Okonkwo" the landlord: ``TITLES_DIFFER``)."""
     if verdict.action != MERGE or s.kind != "PERSON":
         return verdict
     name = re.escape(s.name.lower())
@@ -541,15 +541,17 @@ def _unless_someone_new(s: _Said, verdict: MergeVerdict) -> MergeVerdict:
         rf"\b(?:(?:has|have|had|met|is|was|by|with|there's|there\s+is)\s+an?|another)\s+{name}\b"
         rf"|\b(?:someone|somebody|a\s+\w+)\s+(?:called|named)\s+{name}\b"
     )
-    said = " ".join(v for v in s.mention.properties.values() if isinstance(v, str)).lower()
-    if unknown.search(said):
+    if unknown.search(_text_of(s.mention.properties).lower()):
         return make_verdict(HOLD, verdict.candidates, INDEFINITE, dict(verdict.scores))
     target = next(n for n in s.same_kind if n.id == verdict.target)
     if _titles_apart(parse_person(s.new).title, target):
-        # "Dr Okonkwo" the lecturer, "Mr Okonkwo" the landlord: a doctor is not called
-        # "Mr" by those who know the title (nor is a UK surgeon always called "Dr").
         return make_verdict(HOLD, verdict.candidates, TITLES_DIFFER, dict(verdict.scores))
     return verdict
+
+
+def _text_of(properties: Mapping[str, object]) -> str:
+    """What was said of an entity or is held of a node, as one text."""
+    return " ".join(v for v in properties.values() if isinstance(v, str))
 
 
 TITLES_DIFFER = "titles-differ"
@@ -997,7 +999,7 @@ def _someone_elses_relative(s: _Said) -> MergeVerdict | None:
         and not shares_role(frozenset({role}), n.roles)
         and re.search(
             rf"\w['’]s\s+{re.escape(described[0])}\b",
-            " ".join(v for v in n.properties.values() if isinstance(v, str)).lower(),
+            _text_of(n.properties).lower(),
         )
     ]
     if fitting:
@@ -1060,7 +1062,7 @@ def _named_beside(
     if _HANDLE.search(node.name):
         return True  # a handle said as another handle is written ("@quantum_quokka")
     names = {w for f in node_forms(node) for w in f.split()}
-    said = " ".join(str(v) for v in mention.properties.values() if isinstance(v, str))
+    said = _text_of(mention.properties)
     words = {normalise_name(w) for w in said.split() if handle.lower() not in w.lower()}
     return bool(names & words)
 
