@@ -87,7 +87,8 @@ def known_elsewhere(kind: str, name: str, forms: list[str], said: str = "") -> b
     ("OU": the Open University and the University of Oklahoma), whether what was ``said``
     names one of the others ("in Norman, Oklahoma")."""
     groups = _groups()
-    lines = groups.get((kind, name_key(_split_year(name)[0])), frozenset())
+    key = name_key(_split_year(name)[0])
+    lines = groups.get((kind, key), frozenset())
     if not lines:
         return False
     own = {
@@ -96,7 +97,7 @@ def known_elsewhere(kind: str, name: str, forms: list[str], said: str = "") -> b
         for line in groups.get((kind, name_key(_split_year(f)[0])), frozenset())
         if line in lines
     }
-    said_name = set(name_key(_split_year(name)[0]).split())
+    said_name = set(key.split())
     form_words = [set(name_key(f).split()) for f in forms]
     if not own and not any(said_name <= words for words in form_words):
         return True

@@ -28,6 +28,7 @@ __all__ = [
     "another_of_the_name",
     "booked",
     "context_shared",
+    "dated",
     "day_moved",
     "died",
     "distinguishing_label",
@@ -49,6 +50,7 @@ __all__ = [
     "said_elsewhere",
     "said_same_affiliation",
     "said_same_place",
+    "said_text",
     "someone_elses_animal",
     "species_class",
     "states_region",
@@ -56,6 +58,7 @@ __all__ = [
     "types_differ",
     "what_it_is",
     "whose",
+    "with_name_year",
     "with_named_type",
     "with_noted_species",
     "work_type",
@@ -270,18 +273,36 @@ _BOOKED = re.compile(r"\b(?:re-?booked|booked|signed up|registered|scheduled)\b"
 
 def booked(properties: Mapping[str, object]) -> bool:
     """Whether what is said of an event says the user booked it ahead."""
-    return bool(_BOOKED.search(_said_text(properties)))
+    return bool(_BOOKED.search(said_text(properties)))
 
 
 def day_moved(properties: Mapping[str, object]) -> bool:
     """Whether what is said of an event says its day was moved ("cancelled and rebooked",
     "they moved my appointment")."""
-    return bool(_MOVED.search(_said_text(properties)))
+    return bool(_MOVED.search(said_text(properties)))
 
 
 def finished(properties: Mapping[str, object]) -> bool:
     """Whether what is stored of an event says it is over (the kitchen refit "finished")."""
-    return bool(_FINISHED.search(_said_text(properties)))
+    return bool(_FINISHED.search(said_text(properties)))
+
+
+def dated(properties: Mapping[str, object]) -> bool:
+    """Whether a stored event has a day stated (ISO, as extraction writes one)."""
+    return any(isinstance(v, str) and _DAY.fullmatch(v.strip()) for v in properties.values())
+
+
+# A year an event's name ends in ("vendanges 2024").
+_NAME_YEAR = re.compile(r"\b((?:19|20)\d\d)$")
+
+
+def with_name_year(name: str, properties: Mapping[str, object]) -> Mapping[str, object]:
+    """An event's properties, with the year its name ends in as its time when none is
+    stated ("vendanges 2024")."""
+    if any(properties.get(k) for k in _TIME_KEYS):
+        return properties
+    match = _NAME_YEAR.search(name.strip())
+    return {**properties, "year": match.group(1)} if match else properties
 
 
 def occasions_differ(
@@ -305,7 +326,7 @@ def occasions_differ(
     if da and db:
         # Two days are two occasions (the retake, the second session), unless the user says
         # the day was moved ("they moved my appointment to the 10th", "rebooked for May").
-        return not da & db and not _MOVED.search(_said_text(said))
+        return not da & db and not day_moved(said)
     if ya and yb:
         return False
     ahead_a, ahead_b = bool(_AHEAD.search(a)), bool(_AHEAD.search(b))
@@ -373,16 +394,15 @@ _NEWCOMER = re.compile(
 )
 
 
-def _said_text(properties: Mapping[str, object]) -> str:
+def said_text(properties: Mapping[str, object]) -> str:
+    """What was said of an entity or is held of a node, as one lower-case text."""
     return " ".join(str(v) for v in properties.values() if isinstance(v, str | int)).lower()
 
 
 def died(properties: Mapping[str, object]) -> bool:
     """Whether what is held of an animal says it died ("died 2024", "put to sleep", a
     "died" key)."""
-    return bool(_DEATH.search(_said_text(properties))) or any(
-        properties.get(k) for k in _DEATH_KEYS
-    )
+    return bool(_DEATH.search(said_text(properties))) or any(properties.get(k) for k in _DEATH_KEYS)
 
 
 def newcomer_after_death(
@@ -395,7 +415,7 @@ def newcomer_after_death(
     weeks or months old, just adopted or named after another — and not itself said to have
     died ("still miss her" is the old one remembered)."""
     gone = stored_former or died(stored)
-    text = _said_text(said)
+    text = said_text(said)
     return gone and bool(_NEWCOMER.search(text)) and not _DEATH.search(text)
 
 
@@ -438,7 +458,8 @@ def _noted_whose(name: str, said: Mapping[str, object]) -> str:
     if not name or not isinstance(note, str):
         return ""
     match = re.search(rf"\bmy\s+(\w+)['’]s\s+{re.escape(name.lower())}\b", note.lower())
-    return role_word(match.group(1)) if match and role_word(match.group(1)) in PEOPLE_ROLES else ""
+    role = role_word(match.group(1)) if match else ""
+    return role if role in PEOPLE_ROLES else ""
 
 
 def for_someone_else(said_whose: str, stored: Mapping[str, object]) -> bool:
@@ -505,7 +526,7 @@ def another_of_the_name(name: str, said: Mapping[str, object]) -> bool:
         rf"|\b(?:called|named)(?:\s+\w+){{0,3}}\s+{key}\s+(?:too|as well)\b"
         rf"|тоже(?:\s+\w+){{0,2}}\s+{key}"
     )
-    return bool(another.search(_said_text(said)))
+    return bool(another.search(said_text(said)))
 
 
 def someone_elses_animal(said: Mapping[str, object]) -> bool:
@@ -537,7 +558,7 @@ def replaces_another(said: Mapping[str, object], *, same_name: bool = False) -> 
     (``_REPLACES``: said of another name — "replaced the battery in my Pixel 8" is the
     Pixel 8) or another copy or version of it (a reissue, the 2017 remake of the Nokia 3310,
     even of the same name)."""
-    text = _said_text(said)
+    text = said_text(said)
     return bool(_ANOTHER_COPY.search(text) or (not same_name and _REPLACES.search(text)))
 
 
@@ -612,7 +633,7 @@ def affiliation_differs(said: Mapping[str, object], stored: Mapping[str, object]
     """Whether the company, school, course, team or practice a person is said to belong to
     now and as stored differ (compared as places are: words, containment, acronyms) — and
     nothing said has them move on to it ("has moved to Reddington")."""
-    return _stated_apart(_AFFILIATION_KEYS, said, stored) and not _MOVED_ON.search(_said_text(said))
+    return _stated_apart(_AFFILIATION_KEYS, said, stored) and not _MOVED_ON.search(said_text(said))
 
 
 def said_same_affiliation(said: Mapping[str, object], stored: Mapping[str, object]) -> bool:
@@ -803,12 +824,14 @@ def met_elsewhere(name: str, said: Mapping[str, object], stored: Mapping[str, ob
     held of the person of the name mentions ("Hana's violin teacher"): one name, perhaps two
     people — a question. Not when nothing is held of them, nor for work against a
     colleague."""
-    note = next((v for k, v in said.items() if k == "note" and isinstance(v, str)), "")
-    match = _FROM_GROUP.search(note.lower()[note.lower().find(name.lower().split()[-1]) :])
-    if not match or name.lower().split()[-1] not in note.lower():
+    note = said.get("note")
+    text = note.lower() if isinstance(note, str) else ""
+    at = text.find(name.lower().split()[-1])
+    match = _FROM_GROUP.search(text[at:]) if at >= 0 else None
+    if not match:
         return False
     group = {_stem(w) for w in match.groups() if w and w not in STOP_WORDS}
-    held = {_stem(w) for w in content_words(fold_accents(_said_text(stored)))}
+    held = {_stem(w) for w in content_words(fold_accents(said_text(stored)))}
     if not group or not held:
         return False
     if group & _AT_WORK and held & {"colleague", "coworker", "cowork"}:

@@ -50,6 +50,7 @@ from memory.core.merge_properties import (
     another_of_the_name,
     booked,
     context_shared,
+    dated,
     day_moved,
     died,
     finished,
@@ -68,6 +69,7 @@ from memory.core.merge_properties import (
     roles_differ,
     said_elsewhere,
     said_same_affiliation,
+    said_text,
     same_letters,
     someone_elses_animal,
     species_class,
@@ -76,6 +78,7 @@ from memory.core.merge_properties import (
     types_differ,
     what_it_is,
     whose,
+    with_name_year,
     with_named_type,
     with_noted_species,
     work_type,
@@ -477,10 +480,11 @@ def decide_merge(
         countries=noted_countries(said_of) if kind in ("ORG", "EVENT") else frozenset(),
         whose=whose(said_of, own=OWN in mention.roles, name=name),
         someones_animal=someone_elses_animal(mention.properties),
-        another_animal=kind == "OTHER"
+        called_alike=kind in ("PERSON", "OTHER")
         and another_of_the_name(normalise_name(name), mention.properties),
-        another_person=kind == "PERSON"
-        and another_of_the_name(normalise_name(name), mention.properties),
+        species=noted_species(said_of)
+        if kind == "OTHER" and isinstance(said_of.get("species"), str)
+        else None,
         someones_kin=someone_elses_kin(name, mention.properties) if kind == "PERSON" else "",
         replaces=kind == "THING" and replaces_another(said_of),
         another_copy=kind == "THING" and replaces_another(said_of, same_name=True),
@@ -509,7 +513,7 @@ def decide_merge(
 
 
 # Rules that merge on what a name may be short for; the known-names table may know better.
-_SHORT_FORM_RULES = frozenset({ACRONYM, OWN_PLACE, CLIPPED, "spelling", DESCRIPTION, KNOWN_NAME})
+_SHORT_FORM_RULES = frozenset({ACRONYM, OWN_PLACE, CLIPPED, SPELLING, DESCRIPTION, KNOWN_NAME})
 KNOWN_ELSEWHERE = "known-elsewhere"
 
 
@@ -521,7 +525,7 @@ def _unless_known_elsewhere(s: _Said, verdict: MergeVerdict) -> MergeVerdict:
     if verdict.action != MERGE or verdict.rule not in _SHORT_FORM_RULES or s.kind == "PERSON":
         return verdict
     target = next(n for n in s.same_kind if n.id == verdict.target)
-    if not known_elsewhere(s.kind, s.name, node_forms(target), _text_of(s.mention.properties)):
+    if not known_elsewhere(s.kind, s.name, node_forms(target), said_text(s.mention.properties)):
         return verdict
     return make_verdict(HOLD, [target.id], KNOWN_ELSEWHERE, dict(verdict.scores))
 
@@ -541,17 +545,12 @@ def _unless_a_person_in_doubt(s: _Said, verdict: MergeVerdict) -> MergeVerdict:
         rf"\b(?:(?:has|have|had|met|is|was|by|with|there's|there\s+is)\s+an?|another)\s+{name}\b"
         rf"|\b(?:someone|somebody|a\s+\w+)\s+(?:called|named)\s+{name}\b"
     )
-    if unknown.search(_text_of(s.mention.properties).lower()):
+    if unknown.search(said_text(s.mention.properties)):
         return make_verdict(HOLD, verdict.candidates, INDEFINITE, dict(verdict.scores))
     target = next(n for n in s.same_kind if n.id == verdict.target)
     if _titles_apart(parse_person(s.new).title, target):
         return make_verdict(HOLD, verdict.candidates, TITLES_DIFFER, dict(verdict.scores))
     return verdict
-
-
-def _text_of(properties: Mapping[str, object]) -> str:
-    """What was said of an entity or is held of a node, as one text."""
-    return " ".join(v for v in properties.values() if isinstance(v, str))
 
 
 TITLES_DIFFER = "titles-differ"
@@ -999,7 +998,7 @@ def _someone_elses_relative(s: _Said) -> MergeVerdict | None:
         and not shares_role(frozenset({role}), n.roles)
         and re.search(
             rf"\w['’]s\s+{re.escape(described[0])}\b",
-            _text_of(n.properties).lower(),
+            said_text(n.properties),
         )
     ]
     if fitting:
@@ -1062,7 +1061,7 @@ def _named_beside(
     if _HANDLE.search(node.name):
         return True  # a handle said as another handle is written ("@quantum_quokka")
     names = {w for f in node_forms(node) for w in f.split()}
-    said = _text_of(mention.properties)
+    said = said_text(mention.properties)
     words = {normalise_name(w) for w in said.split() if handle.lower() not in w.lower()}
     return bool(names & words)
 
@@ -1147,7 +1146,7 @@ def _pet(s: _Said) -> MergeVerdict | None:
 
 PET_NAME = "pet-name"
 # Endings people put on an animal's name (Stormy, Whisky, Filek, Mochi-chan).
-_PET_ENDINGS = ("y", "ie", "ey", "ek", "ka", "ko", "chen", "i")
+_ANIMAL_NAME_ENDINGS = ("y", "ie", "ey", "ek", "ka", "ko", "chen", "i")
 
 
 def _pet_clipping(said: str, form: str) -> bool:
@@ -1156,7 +1155,7 @@ def _pet_clipping(said: str, form: str) -> bool:
     Filemon."""
     if " " in said or len(said) < 2:
         return False
-    stems = {said} | {said[: -len(e)] for e in _PET_ENDINGS if said.endswith(e)}
+    stems = {said} | {said[: -len(e)] for e in _ANIMAL_NAME_ENDINGS if said.endswith(e)}
     for word in form.split():
         if word == said or len(word) < 3:
             continue
@@ -1329,17 +1328,19 @@ class _ApartSaid:
     """What was said of an entity that may set a stored node of its kind apart, worked out
     once per entity (not once per stored node): the countries a note puts it in, whose it
     is said to be, whether it is said to be someone else's animal, whether it replaces
-    another thing or is another copy of one (a remake), and the role a person is said to be
-    new in ("my new coworker")."""
+    another thing or is another copy of one (a remake), whether a note calls it another of
+    the name ("also called Zhang Wei", "called him Biscuit too"), the species said of an
+    animal, the role a person is said to be new in ("my new coworker") and whose relative a
+    person is said to be ("Ankit's wife Priya")."""
 
     countries: frozenset[str]
     whose: str
     someones_animal: bool
     replaces: bool
     another_copy: bool
-    another_animal: bool
+    called_alike: bool
+    species: str | None
     newly_met: str
-    another_person: bool
     someones_kin: str
 
 
@@ -1365,23 +1366,18 @@ def _set_apart(
         (kind == "EVENT" and _another_occasion(mention, node))
         # "My new coworker Kenji" is not Kenji the online friend.
         or (kind == "PERSON" and _known_otherwise(apart.newly_met, node))
-        # "My wife's cousin, also called Zhang Wei"; "named her newborn Amara after my
-        # daughter": one name, two people.
-        or (apart.another_person and new in node_forms(node))
         # "My friend Ankit's wife Priya" is not Priya, the user's partner.
         or (bool(apart.someones_kin) and shares_role(frozenset({apart.someones_kin}), node.roles))
         or _another_animal(mention, node, someones_animal=apart.someones_animal)
         # "A new puppy called Biscuit" is not Biscuit "the college cat".
-        or (kind == "OTHER" and _species_apart(said_of, node))
-        # "Our new puppy, we've called him Biscuit too", with a client's dog Biscuit — not
-        # when both are said to be the user's own.
+        or _species_apart(apart.species, node)
+        # "My wife's cousin, also called Zhang Wei"; "named her newborn Amara after my
+        # daughter"; "our new puppy, we've called him Biscuit too", with a client's dog
+        # Biscuit: one name, two — not when both are said to be the user's own.
         or (
-            apart.another_animal
+            apart.called_alike
             and new in node_forms(node)
-            and not (
-                mention.roles & (PET_ROLES | {POSSESSION})
-                and node.roles & (PET_ROLES | {POSSESSION})
-            )
+            and not (mention.roles & _OWNED and node.roles & _OWNED)
         )
         # The husband's slipped disc is not the user's herniated disc, nor Dad's CPAP theirs.
         or (
@@ -1393,15 +1389,6 @@ def _set_apart(
         # The new bike that replaces the old one, the reissue beside the first pressing.
         or (apart.replaces and new not in node_forms(node))
         or (apart.another_copy and new in node_forms(node))
-    )
-
-
-def _dated(node: StoredNode) -> bool:
-    """Whether a stored event has a day (ISO, as extraction writes one) and is not held as
-    planned: one that took place (the 10th anniversary on 2024-08-02, the first wedding)."""
-    return any(
-        isinstance(v, str) and re.fullmatch(r"\d{4}-\d{2}-\d{2}", v.strip())
-        for v in node.properties.values()
     )
 
 
@@ -1417,12 +1404,18 @@ def _known_otherwise(newly: str, node: StoredNode) -> bool:
     return bool(stated) and newly not in {role_word(w) for w in re.findall(r"\w+", stated.lower())}
 
 
-def _species_apart(said_of: Mapping[str, object], node: StoredNode) -> bool:
-    """Whether the species said (or given by a note before the name) and the one a stored
-    animal's note names are two (``properties_differ`` compares stated species)."""
-    said = noted_species(said_of) if isinstance(said_of.get("species"), str) else None
+# What the user has: a pet, or an animal or thing they own.
+_OWNED = PET_ROLES | {POSSESSION}
+
+
+def _species_apart(said: str | None, node: StoredNode) -> bool:
+    """Whether the species said (or given by a note before the name: ``_ApartSaid.species``)
+    and the one a stored animal's note names are two (``properties_differ`` compares stated
+    species)."""
+    if not said:
+        return False
     known = noted_species(node.properties)
-    return bool(said and known and said != known)
+    return bool(known and said != known)
 
 
 def _another_occasion(mention: Mention, node: StoredNode) -> bool:
@@ -1432,26 +1425,19 @@ def _another_occasion(mention: Mention, node: StoredNode) -> bool:
     Marathon of 2023 and the one signed up for this September)."""
     happened = WENT in node.roles or finished(node.properties)
     if PLANNED not in node.roles and (
-        (PLANNED in mention.roles and (happened or _dated(node)))
+        # A stored day not held as planned took place (the 10th anniversary on 2024-08-02).
+        (PLANNED in mention.roles and (happened or dated(node.properties)))
         or (
             booked(mention.properties)
-            and (happened or (_dated(node) and not day_moved(mention.properties)))
+            and (happened or (dated(node.properties) and not day_moved(mention.properties)))
         )
     ):
         # A kitchen refit planned now is not the one the graph says was finished in 2019;
         # the driving test rebooked is not the one failed.
         return True
     attended = "school" in node.roles
-    return occasions_differ(mention.properties, _timed(node), attended=attended)
-
-
-def _timed(node: StoredNode) -> Mapping[str, object]:
-    """A stored event's properties, with the year its name ends in as its time when none is
-    stated ("vendanges 2024")."""
-    if any(node.properties.get(k) for k in ("occurred", "date", "when", "year")):
-        return node.properties
-    match = re.search(r"\b((?:19|20)\d\d)$", node.name.strip())
-    return {**node.properties, "year": match.group(1)} if match else node.properties
+    stored = with_name_year(node.name, node.properties)
+    return occasions_differ(mention.properties, stored, attended=attended)
 
 
 def _another_animal(mention: Mention, node: StoredNode, *, someones_animal: bool) -> bool:
@@ -1459,11 +1445,7 @@ def _another_animal(mention: Mention, node: StoredNode, *, someones_animal: bool
     said to have died; the one said now young or new: ``newcomer_after_death``); so is
     someone else's animal of the name of the user's own (``someones_animal``:
     ``someone_elses_animal`` of what was said)."""
-    if (
-        node.roles & (PET_ROLES | {POSSESSION})
-        and not mention.roles & (PET_ROLES | {POSSESSION})
-        and someones_animal
-    ):
+    if node.roles & _OWNED and not mention.roles & _OWNED and someones_animal:
         # Derek's dog, "also called Rusty", is not the user's Rusty.
         return True
     return (
