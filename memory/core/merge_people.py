@@ -549,6 +549,17 @@ def called_by(word: str, node: StoredNode) -> bool:
     return False
 
 
+def lone_calling(word: str) -> bool:
+    """Whether a name of one word is a clergy title said alone ("Pastor prayed for us",
+    "Bhante gave the talk"): how a congregation speaks of its one pastor or monk, a
+    description. Not a word that is also kinship (Father, Sister, Padre)."""
+    return word in _CALLINGS and word not in _CALLINGS_KIN
+
+
+# Clergy titles that are also the words for family members.
+_CALLINGS_KIN = frozenset({"father", "padre", "pere", "pater", "sister", "πατηρ", "πατερ", "отец"})
+
+
 def _known_by_calling(node: StoredNode) -> bool:
     """Whether every name the user has for someone carries a clergy title (Rabbi Miriam
     Cohen, Fr. Marek Nowak)."""
@@ -738,6 +749,12 @@ _CALLINGS: dict[str, frozenset[str]] = {
     "bishop": frozenset({"bishop"}),
     "swami": frozenset({"swami"}),
     "sister": frozenset({"nun"}),
+    # Round 24: a Theravada monk, a lama, a mufti, a cantor, a canon.
+    "bhante": frozenset({"monk"}),
+    "lama": frozenset({"lama", "monk"}),
+    "mufti": frozenset({"mufti"}),
+    "cantor": frozenset({"cantor"}),
+    "canon": frozenset({"canon", "priest"}),
 }
 # Titles that name a profession (a doctor's, a professor's — what colleagues, students and
 # patients call them too) or a calling.

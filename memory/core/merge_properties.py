@@ -453,6 +453,28 @@ def whose(said: Mapping[str, object], *, own: bool = False, name: str = "") -> s
     return _whose(said.get("for")) or _noted_whose(name, said) or (SELF if own else "")
 
 
+# What a group the user belongs to may be called in a note: "my cousin's congregation in
+# Buenos Aires", "my sister's church", "my son's club".
+_GROUP_WORDS = frozenset(
+    {"congregation", "church", "parish", "chapel", "mosque", "masjid", "synagogue", "shul"}
+    | {"temple", "gurdwara", "mandir", "club", "team", "gym", "choir", "school", "group"}
+)
+_SOMEONES_GROUP = re.compile(r"\bmy\s+([a-z]+(?:[- ][a-z]+){0,2})['’]s\s+([a-z]+)")
+
+
+def someone_elses_group(said: Mapping[str, object]) -> str:
+    """Whose a congregation, a club or a school is said to be, when it is another person's
+    of the user's ("my cousin's congregation" → cousin), "" when it is not said."""
+    for value in said.values():
+        if not isinstance(value, str):
+            continue
+        for whose, word in _SOMEONES_GROUP.findall(value.lower()):
+            role = role_word(whose.replace("-", "_").replace(" ", "_"))
+            if role in PEOPLE_ROLES and word in _GROUP_WORDS:
+                return role
+    return ""
+
+
 def _noted_whose(name: str, said: Mapping[str, object]) -> str:
     note = said.get("note")
     if not name or not isinstance(note, str):

@@ -37,6 +37,7 @@ from memory.core.merge_people import (
     different_people,
     exact_moved_by_role,
     gender_of_titles,
+    lone_calling,
     node_gender,
     person_verdict,
     picked_by_stated_role,
@@ -72,6 +73,7 @@ from memory.core.merge_properties import (
     said_text,
     same_letters,
     someone_elses_animal,
+    someone_elses_group,
     species_class,
     states_region,
     type_class,
@@ -138,8 +140,10 @@ from memory.core.person_roles import (
     newly_met,
     public_and_personal,
     role_word,
+    said_unrelated,
     shares_role,
     someone_elses_kin,
+    someone_elses_role,
 )
 from memory.core.place_names import country_iso, country_key, same_city, shared_city_countries
 from memory.core.words import COMMON_WORD_ZIPF, STOP_WORDS, word_zipf
@@ -486,6 +490,8 @@ def decide_merge(
         if kind == "OTHER" and isinstance(said_of.get("species"), str)
         else None,
         someones_kin=someone_elses_kin(name, mention.properties) if kind == "PERSON" else "",
+        someones_role=someone_elses_role(mention.properties) if kind == "PERSON" else "",
+        someones_group=someone_elses_group(mention.properties) if kind == "ORG" else "",
         replaces=kind == "THING" and replaces_another(said_of),
         another_copy=kind == "THING" and replaces_another(said_of, same_name=True),
         newly_met=newly_met(mention.properties) if kind == "PERSON" else "",
@@ -945,6 +951,9 @@ def _described(s: _Said) -> tuple[list[str], bool]:
     # "mi coche", "der Vermieter": another language's determiner (``foreign_description``);
     # of a person only words the table knows ("el casero"), since "le Roy" is a name.
     described = description_words(s.new) or _foreign_description(s.name, s.kind)
+    if not described and s.kind == "PERSON" and lone_calling(s.new):
+        # "Bhante gave the talk": the monk, as "the monk" would be.
+        described = (s.new,)
     tied = not described
     described = described or said_without_determiner(
         s.name, s.kind, tied=bool(s.mention.roles & TIE_ROLES)
@@ -1330,8 +1339,9 @@ class _ApartSaid:
     is said to be, whether it is said to be someone else's animal, whether it replaces
     another thing or is another copy of one (a remake), whether a note calls it another of
     the name ("also called Zhang Wei", "called him Biscuit too"), the species said of an
-    animal, the role a person is said to be new in ("my new coworker") and whose relative a
-    person is said to be ("Ankit's wife Priya")."""
+    animal, the role a person is said to be new in ("my new coworker"), whose relative a
+    person is said to be ("Ankit's wife Priya"), whose in another role ("my sister's
+    pastor") and whose a group is ("my cousin's congregation")."""
 
     countries: frozenset[str]
     whose: str
@@ -1342,6 +1352,8 @@ class _ApartSaid:
     species: str | None
     newly_met: str
     someones_kin: str
+    someones_role: str
+    someones_group: str
 
 
 def _set_apart(
@@ -1368,6 +1380,20 @@ def _set_apart(
         or (kind == "PERSON" and _known_otherwise(apart.newly_met, node))
         # "My friend Ankit's wife Priya" is not Priya, the user's partner.
         or (bool(apart.someones_kin) and shares_role(frozenset({apart.someones_kin}), node.roles))
+        # "My sister's pastor in Houston" is not the user's own pastor (HAS_PASTOR).
+        or (
+            bool(apart.someones_role)
+            and apart.someones_role in node.roles
+            and apart.someones_role not in mention.roles
+        )
+        # "My cousin's congregation" is not the synagogue the user belongs to.
+        or (
+            bool(apart.someones_group)
+            and bool(node.roles & _BELONGS)
+            and not mention.roles & _BELONGS
+        )
+        # The user's aunt is not the woman everyone calls Aunty, "not related".
+        or (kind == "PERSON" and _unrelated_kin(mention, node))
         or _another_animal(mention, node, someones_animal=apart.someones_animal)
         # "A new puppy called Biscuit" is not Biscuit "the college cat".
         or _species_apart(apart.species, node)
@@ -1392,6 +1418,15 @@ def _set_apart(
     )
 
 
+def _unrelated_kin(mention: Mention, node: StoredNode) -> bool:
+    """Whether one side is the user's relative and the other is said to be no relative
+    (``person_roles.said_unrelated``)."""
+    return bool(
+        (family_roles(mention.roles) and said_unrelated(node.properties))
+        or (family_roles(node.roles) and said_unrelated(mention.properties))
+    )
+
+
 def _known_otherwise(newly: str, node: StoredNode) -> bool:
     """Whether someone said to be new in a role (``person_roles.newly_met``: "my new
     coworker", "Ruby's new maths teacher") is known to the graph in other roles only: by the
@@ -1404,6 +1439,8 @@ def _known_otherwise(newly: str, node: StoredNode) -> bool:
     return bool(stated) and newly not in {role_word(w) for w in re.findall(r"\w+", stated.lower())}
 
 
+# What an organisation the user belongs to or attends is to them (MEMBER_OF, ATTENDS).
+_BELONGS = frozenset({"membership", "school"})
 # What the user has: a pet, or an animal or thing they own.
 _OWNED = PET_ROLES | {POSSESSION}
 
@@ -1561,6 +1598,8 @@ def _description_verdict(
                 shares_role(wanted, n.roles)
                 or role_said(word, n.properties)
                 or _noted_as(word, n.properties)
+                # "the imam": Imam Yusuf Ali too, a calling his title says.
+                or called_by(english or word, n)
             )
             # "My landlord" (HAS_LANDLORD) is not the boss stated to be a pub's landlord.
             and not (mention.roles and n.roles and not shares_role(mention.roles, n.roles))

@@ -132,12 +132,24 @@ class PersonName:
         return self.words[1:]
 
 
+# Articles said before a title in the languages whose titles take one (round 24).
+_ARTICLES = frozenset({"the", "le", "la", "el", "il", "lo", "der", "die"})
+
+
 @lru_cache(maxsize=8192)
 def parse_person(norm: str) -> PersonName:
     """Split a normalised name into an optional leading title and its words (folded; an
     apostrophe or hyphen inside a word joins it: "mr. o'brien" → title "mr", ("obrien",))."""
     words = name_words(norm)
     parts = [p for p in name_parts(norm) if p]
+    if (
+        len(words) >= 3
+        and words[0] in _ARTICLES
+        and words[1] in TITLES
+        and len(parts) == len(words)
+    ):
+        # "le père Antoine", "el padre Miguel", "the Reverend Smith": the article is no name.
+        words, parts = words[1:], parts[1:]
     title = words[0] if len(words) >= 2 and words[0] in TITLES else ""
     if not title and len(words) >= 2 and words[-1] in POST_TITLES:
         # "Watanabe Sensei": an honorific after the name, read as a title before it.

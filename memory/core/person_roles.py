@@ -117,6 +117,18 @@ TITLES: Mapping[str, str] = {
     "swami": "",
     "pandit": "",
     "sister": "f",
+    # Round 24: Sikh honorifics before a given name (Bhai Gurpreet Singh, Bibi Harjit Kaur),
+    # a mufti, one who has made the Hajj, a Theravada monk (Bhante), a lama, a cantor, a
+    # canon of a cathedral.
+    "bhai": "m",
+    "bibi": "f",
+    "mufti": "",
+    "haji": "",
+    "hajji": "",
+    "bhante": "m",
+    "lama": "",
+    "cantor": "",
+    "canon": "",
     # ... and in Greek and Russian, as the name is written there (accents folded).
     "πατηρ": "m",
     "πατερ": "m",
@@ -179,6 +191,8 @@ _SYNONYMS = {
     "fitness_coach": "coach",
     "running_coach": "coach",
     "dating": "partner",
+    "parish_priest": "priest",
+    "shaykh": "sheikh",
 }
 # Family roles: a person has at most a few, and they exclude each other (a sister is not
 # a mother, nor — said plainly — a colleague).
@@ -225,6 +239,11 @@ _PARTNER = frozenset({"partner", "partner_f", "partner_m", "fiance"})
 EX = "ex"
 # Godparents and godchildren: called "Auntie" and "Uncle" as family is.
 GOD_ROLES = frozenset({"godmother", "godfather", "godparent", "godson", "goddaughter", "godchild"})
+# The clergy and the leaders of a faith, as a relation names them (HAS_PASTOR, HAS_IMAM).
+CLERGY = frozenset(
+    {"priest", "pastor", "vicar", "minister", "chaplain", "rabbi", "imam", "sheikh", "pandit"}
+    | {"swami", "granthi", "monk", "nun", "deacon", "bishop"}
+)
 _SOCIAL = frozenset(
     {
         "friend",
@@ -265,6 +284,13 @@ _SOCIAL = frozenset(
         "assistant",
         "report",
         "supervisor",
+        # Round 24: clergy and the leaders of a faith the user has (HAS_PASTOR, HAS_RABBI,
+        # HAS_PARISH_PRIEST), and the other people the relation labels name by trade
+        # (HAS_LECTURER, HAS_INSTRUCTOR, HAS_MECHANIC, HAS_BABYSITTER): someone in the
+        # user's life, as a teacher is — not family.
+        *CLERGY,
+        *("lecturer", "instructor", "mechanic", "babysitter", "nanny", "childminder"),
+        *("midwife", "cleaner", "guru"),
         # A former partner (HAS_EX, "my ex", an ex-wife): no longer the partner, and no
         # family either; a partner now may be an ex again, and an ex a partner again, so
         # the two never contradict — but an ex is not a sister.
@@ -530,8 +556,28 @@ _ADULT_ONLY = _PARTNER | frozenset(
         "therapist",
         "coach",
         "landlord",
+        "lecturer",
+        "instructor",
+        "mechanic",
+        "nanny",
+        "childminder",
+        "midwife",
+        *CLERGY,
     }
 )
+# Someone stated to be under 18 (a teenager, "the new 17-year-old volunteer") or said to be
+# old (60 or more, retired, "in her sixties"): one person cannot be both — the teenage
+# volunteer is not Tom the retired teacher, the six-year-old niece not the madrasa's
+# Aunty Fatima. Pseudo-roles of a mention, like ``MINOR``.
+YOUNG = "young"
+ELDER = "elder"
+_YOUNG_BELOW_AGE = 18
+_ELDER_FROM_AGE = 60
+_OLD = re.compile(
+    r"\b(?:retired|pensioner|elderly|"
+    r"in (?:his|her|their) (?:sixties|seventies|eighties|nineties))\b"
+)
+_TEEN = re.compile(r"\b(?:teenager|teen)\b")
 # Properties in which an extractor states what someone is to the user ("role":
 # "mother-in-law", "relation": "stepbrother").
 _ROLE_PROPERTIES = ("role", "relation", "relationship")
@@ -604,17 +650,36 @@ def roles_from_properties(properties: Mapping | None) -> frozenset[str]:
         age = _noted_age(properties or {})
     if age is not None and age < MINOR_BELOW_AGE:
         roles.add(MINOR)
+    note = (properties or {}).get("note")
+    note = note.lower() if isinstance(note, str) else ""
+    if (age is not None and age < _YOUNG_BELOW_AGE) or (age is None and _TEEN.search(note)):
+        roles.add(YOUNG)
+    if (age is not None and age >= _ELDER_FROM_AGE) or (age is None and _OLD.search(note)):
+        roles.add(ELDER)
     return frozenset(roles)
 
 
-# An age a note gives ("daughter of my friend Ben, 4 years old", "aged 7", "a 6-year-old").
-_NOTED_AGE = re.compile(r"\b(\d{1,2})[- ]?(?:years?|yrs?)[- ]old\b|\baged\s+(\d{1,2})\b")
+# An age a note gives ("daughter of my friend Ben, 4 years old", "aged 7", "a 6-year-old",
+# "my six-year-old niece").
+_AGE_WORDS = {
+    w: n
+    for n, w in enumerate(
+        "one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
+        "fifteen sixteen seventeen".split(),
+        start=1,
+    )
+}
+_NUMBER = r"\d{1,2}|" + "|".join(_AGE_WORDS)
+_NOTED_AGE = re.compile(rf"\b({_NUMBER})[- ]?(?:years?|yrs?)[- ]old\b|\baged\s+({_NUMBER})\b")
 
 
 def _noted_age(properties: Mapping) -> int | None:
     note = properties.get("note")
     match = _NOTED_AGE.search(note.lower()) if isinstance(note, str) else None
-    return int(match.group(1) or match.group(2)) if match else None
+    if not match:
+        return None
+    said = match.group(1) or match.group(2)
+    return int(said) if said.isdigit() else _AGE_WORDS[said]
 
 
 # Someone said as another person's relative or partner ("my friend Ankit's wife Priya").
@@ -633,6 +698,36 @@ def someone_elses_kin(name: str, properties: Mapping | None) -> str:
             if named == first and role in _KIN | _PARTNER:
                 return role
     return ""
+
+
+# Someone said as another person's in a role that is no family ("my sister's pastor in
+# Houston", "my brother-in-law's rabbi"): the possessor a person the user names by a role.
+_SOMEONES_ROLE = re.compile(r"\bmy\s+([a-z]+(?:[- ][a-z]+){0,2})['’]s\s+([a-z]+)")
+
+
+def someone_elses_role(properties: Mapping | None) -> str:
+    """The role, not a family one, in which a note names a person as someone else's ("my
+    sister's pastor" → pastor), "" when none is."""
+    for value in (properties or {}).values():
+        if not isinstance(value, str):
+            continue
+        for whose, word in _SOMEONES_ROLE.findall(value.lower()):
+            role = role_word(word)
+            if role_word(whose.replace("-", "_").replace(" ", "_")) in _PEOPLE and role in _SOCIAL:
+                return role
+    return ""
+
+
+# A note that says someone is no relative ("not related, everyone calls her Aunty").
+_UNRELATED = re.compile(r"\b(?:not related|no relation|not (?:a )?(?:blood )?relative)\b")
+
+
+def said_unrelated(properties: Mapping | None) -> bool:
+    """Whether a note says the person is no relative of the user's, whatever they are
+    called ("Aunty Ngozi … not related")."""
+    return any(
+        isinstance(v, str) and _UNRELATED.search(v.lower()) for v in (properties or {}).values()
+    )
 
 
 def stated_age(value: object) -> int | None:
@@ -702,13 +797,17 @@ def contradicts(
       social roles on the other (a sister vs a colleague);
     * a pet on one side and a person's role on the other (the cat Luna, the friend Luna);
     * a child (``MINOR``, a stated age under 16) on one side and a role only an adult has
-      on the other (a colleague, a parent, a partner);
+      on the other (a colleague, a parent, a partner, a priest);
+    * someone under 18 (``YOUNG``) on one side and someone 60 or older or retired
+      (``ELDER``) on the other;
     * a public figure the user only admires on one side (LIKES, FAN_OF) and a person the
       user knows on the other (Taylor Swift, and Taylor the colleague).
     Social roles never contradict each other (a colleague can be a friend)."""
     if gender_a and gender_b and gender_a != gender_b:
         return True
     if (MINOR in roles_a and roles_b & _ADULT_ONLY) or (MINOR in roles_b and roles_a & _ADULT_ONLY):
+        return True
+    if (YOUNG in roles_a and ELDER in roles_b) or (ELDER in roles_a and YOUNG in roles_b):
         return True
     if public_and_personal(roles_a, roles_b):
         return True

@@ -7,7 +7,7 @@ import pytest
 
 from memory.core.merge_properties import properties_differ
 from memory.core.merge_rules import StoredNode, decide_merge
-from memory.core.person_roles import MINOR, contradicts, roles_from_properties
+from memory.core.person_roles import MINOR, YOUNG, contradicts, roles_from_properties
 from tests.memory.core.merge_helpers import decide, node
 
 # --- roles stated in properties ----------------------------------------------------------------
@@ -22,9 +22,9 @@ from tests.memory.core.merge_helpers import decide, node
         ({"role": "former colleague"}, {"colleague"}),
         ({"role": "ex-husband"}, {"ex"}),  # no longer the partner: an ex
         ({"role": "sales rep"}, set()),  # an occupation is no role for the user
-        ({"age": 6}, {MINOR}),
-        ({"age": "9", "role": "neighbour"}, {MINOR, "neighbour"}),
-        ({"age": 16}, set()),
+        ({"age": 6}, {MINOR, YOUNG}),
+        ({"age": "9", "role": "neighbour"}, {MINOR, YOUNG, "neighbour"}),
+        ({"age": 16}, {YOUNG}),  # under 18 (round 24), no longer a child
         ({"age": True}, set()),
     ],
 )
