@@ -46,8 +46,14 @@ def _contraction(short: str, word: str) -> bool:
 
 def clipped(short_norm: str, long_norm: str) -> bool:
     """Whether the normalised name ``short_norm`` is ``long_norm`` with its words cut short
-    (see the module)."""
+    (see the module), or a university's name said as students say it ("Melbourne Uni", "Uni
+    of Leeds": the University of Melbourne, of Leeds — not Melbourne University, a name
+    that in some places is another one's)."""
     short, long = _words(short_norm), _words(long_norm)
+    if long[:2] == ["university", "of"] and len(long) > 2:
+        place = long[2:]
+        if short in ([*place, "uni"], ["uni", "of", *place]):
+            return True
     if not short or not long or len(short) > len(long) or short == long[: len(short)]:
         return False
     if len(short) == 1:

@@ -9,7 +9,7 @@ functions, no Django.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 from memory.core.merge_orgs import org_core_words
 from memory.core.merge_types import Mention, StoredNode, node_forms
@@ -89,31 +89,56 @@ def _expansions(name: str, kind: str) -> list[list[str]]:
     return [w for i, w in enumerate(found) if w not in found[:i]]
 
 
-def _aligns(tokens: list[str], words: list[str], used: bool = False) -> bool:
+def _aligns(
+    tokens: list[str], words: list[str], used: bool = False, whole: frozenset[str] = frozenset()
+) -> bool:
     """Whether the written ``tokens`` read as ``words``, each token either the next word or
-    an acronym of the next words' initials ("UC Berkeley" → university california berkeley),
-    at least one of them an acronym."""
+    an acronym of the next words' initials ("UC Berkeley" → university california berkeley)
+    — an acronym among the words giving all its letters (``whole``) — at least one of them
+    an acronym."""
     if not tokens:
         return used and not words
     token, rest = tokens[0], tokens[1:]
-    if words and token.lower() == words[0] and _aligns(rest, words[1:], used):
+    if words and token.lower() == words[0] and _aligns(rest, words[1:], used, whole):
         return True
-    n = len(token)
-    if not _acronym(token) or n > len(words):
+    if not _acronym(token):
         return False
-    initials = "".join(w[0] for w in words[:n])
-    return initials == token.lower() and _aligns(rest, words[n:], True)
+    return any(
+        _aligns(rest, words[n:], True, whole) for n in _spelt_by(token.lower(), words, whole)
+    )
 
 
-def is_acronym_of(short: str, long: str, kind: str) -> bool:
+def _spelt_by(letters: str, words: list[str], whole: frozenset[str]) -> Iterator[int]:
+    """How many of ``words``, from the first, spell ``letters`` by their initials, or by all
+    the letters of a word in ``whole``."""
+    if not letters:
+        yield 0
+        return
+    if not words:
+        return
+    word = words[0]
+    if letters[0] == word[0]:
+        yield from (n + 1 for n in _spelt_by(letters[1:], words[1:], whole))
+    if word in whole and len(word) > 1 and letters.startswith(word):
+        yield from (n + 1 for n in _spelt_by(letters[len(word) :], words[1:], whole))
+
+
+def is_acronym_of(short: str, long: str, kind: str, *, whole_words: bool = True) -> bool:
     """Whether the name ``short`` (as written: an acronym is in capitals) is an acronym of the
     name ``long``, alone or with other words of it ("NYC", New York City; "UC Berkeley",
     University of California, Berkeley; "EY", Ernst & Young)."""
     tokens = _tokens(short)
     if not any(_acronym(t) for t in tokens):
         return False
+    # An acronym in the long name gives all its letters ("UKVI", UK Visas and Immigration;
+    # "NHSBT", NHS Blood and Transplant) — when the acronym is the one said: "UC Davis" said
+    # is not the UCD stored (University College Dublin).
+    whole = frozenset(
+        t.lower() for t in _tokens(long) if whole_words and len(t) >= MIN_ACRONYM and t.isupper()
+    )
     return any(
-        len(words) > len(tokens) and _aligns(tokens, words) for words in _expansions(long, kind)
+        len(words) > len(tokens) and _aligns(tokens, words, whole=whole)
+        for words in _expansions(long, kind)
     )
 
 
@@ -137,8 +162,8 @@ def acronym_matches(
         shorts = [
             short
             for form in (node.name, *node.aliases)
-            for short, long in ((name, form), (form, name))
-            if is_acronym_of(short, long, kind)
+            for short, long, said in ((name, form, True), (form, name, False))
+            if is_acronym_of(short, long, kind, whole_words=said)
         ]
         if shorts:
             found.append(node.id)

@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
+from memory.core.first_names import is_given_name
 from memory.core.merge_places import is_acronym_of
 from memory.core.name_spelling import fold_accents
 from memory.core.person_roles import PEOPLE_ROLES, role_word, stated_age
@@ -428,6 +429,21 @@ def noted_countries(said: Mapping[str, object]) -> frozenset[str]:
     return frozenset().union(*(country_said(v) for v in said.values() if isinstance(v, str)))
 
 
+def noted_qualifier(name: str, said: Mapping[str, object]) -> str:
+    """The region a note writes a place's name with ("Springfield, Massachusetts, where my
+    brother moved" → massachusetts), normalised as names are; "" when none, or when it is a
+    code ("Springfield, IL") or a place the data does not know."""
+    pattern = re.compile(
+        rf"{re.escape(name.strip())},\s+([A-Z][\w'’.-]*(?:\s+[A-Z][\w'’.-]*){{0,2}})"
+    )
+    for value in said.values():
+        match = pattern.search(value) if isinstance(value, str) else None
+        region = match.group(1) if match else ""
+        if len(region) > 3 and place_countries(region):
+            return " ".join(_words(region))
+    return ""
+
+
 def placed_apart(noted: frozenset[str], stored: Mapping[str, object]) -> bool:
     """Whether the countries a note put something in (``noted_countries``) are none where,
     by its stated place, the stored one of its name is (Golden Dragon "while in Singapore",
@@ -481,7 +497,13 @@ def _noted_whose(name: str, said: Mapping[str, object]) -> str:
         return ""
     match = re.search(rf"\bmy\s+(\w+)['’]s\s+{re.escape(name.lower())}\b", note.lower())
     role = role_word(match.group(1)) if match else ""
-    return role if role in PEOPLE_ROLES else ""
+    if role in PEOPLE_ROLES:
+        return role
+    # "Arjun's H-1B, through his employer": a person's, by a given name (round 25).
+    said = re.escape(name.split()[0]) if name.split() else ""
+    named = re.search(rf"\b([A-Z][a-z]+)['’]s\s+{said}", note, flags=re.IGNORECASE)
+    owner = fold_accents(named.group(1)).lower() if named and named.group(1)[0].isupper() else ""
+    return owner if owner and is_given_name(owner) else ""
 
 
 def for_someone_else(said_whose: str, stored: Mapping[str, object]) -> bool:
@@ -540,13 +562,18 @@ def noted_species(properties: Mapping[str, object]) -> str | None:
 def another_of_the_name(name: str, said: Mapping[str, object]) -> bool:
     """Whether a note says the animal or person is another one called the same ("is also
     called Biscuit", "named her hamster Storm too", "тоже кот Барсик", "my wife's cousin,
-    also called Zhang Wei", "named her newborn Amara after my daughter")."""
+    also called Zhang Wei", "named her newborn Amara after my daughter", "my other cousin Li
+    Na", "same name as the Naples one")."""
     key = re.escape(name.lower())
     another = re.compile(
         rf"\b(?:also|too)\s+(?:called|named)\s+{key}\b"
         rf"|\bnamed\b(?:\s+\w+){{0,4}}\s+{key}\s+after\b"
         rf"|\b(?:called|named)(?:\s+\w+){{0,3}}\s+{key}\s+(?:too|as well)\b"
         rf"|тоже(?:\s+\w+){{0,2}}\s+{key}"
+        # Round 24: "my other cousin Li Na", "same name as the Naples one", "not the
+        # Beijing one".
+        rf"|\b(?:my|our|his|her|their)\s+other\s+(?:\w+\s+){{0,2}}{key}\b"
+        rf"|\bsame name as\b|\bnot the\s+\w+(?:\s+\w+)?\s+one\b"
     )
     return bool(another.search(said_text(said)))
 
@@ -575,13 +602,20 @@ _REPLACES = re.compile(
 _ANOTHER_COPY = re.compile(r"\b(?:reissue|remake|another copy|second copy)\b")
 
 
-def replaces_another(said: Mapping[str, object], *, same_name: bool = False) -> bool:
+def replaces_another(
+    said: Mapping[str, object], *, same_name: bool = False, name: str = ""
+) -> bool:
     """Whether what is said of a thing makes it a replacement of one the user has
     (``_REPLACES``: said of another name — "replaced the battery in my Pixel 8" is the
     Pixel 8) or another copy or version of it (a reissue, the 2017 remake of the Nokia 3310,
-    even of the same name)."""
+    even of the same name; "another box for Christmas" of a balikbayan box)."""
     text = said_text(said)
-    return bool(_ANOTHER_COPY.search(text) or (not same_name and _REPLACES.search(text)))
+    if _ANOTHER_COPY.search(text) or (not same_name and _REPLACES.search(text)):
+        return True
+    head = name.lower().split()[-1] if same_name and name.split() else ""
+    return bool(head) and bool(
+        re.search(rf"\b(?:another|a second)\s+(?:\w+\s+){{0,2}}{re.escape(head)}\b", text)
+    )
 
 
 # Ages this far apart are two people, not one who aged while the graph remembered them.
@@ -743,6 +777,27 @@ def types_differ(said: Mapping[str, object], stored: Mapping[str, object]) -> bo
         if ca is not None and ca == cb:
             return False
     return True
+
+
+# Another name a note says someone goes by ("in Toronto he goes by Daniel", "uses the
+# English name William at work", "everyone called him Joe", "at work he uses the name Mike").
+_GOES_BY = re.compile(
+    r"\b(?i:goes by|uses the (?:\w+ )?name|(?:english|western|chinese|korean) name(?: is)?|"
+    r"(?:everyone|people|they|we) calls? (?:him|her|them)|"
+    r"(?:everyone|people|they|we) called (?:him|her|them))\s+([A-Z][a-z]+)\b"
+)
+
+
+def noted_names(properties: Mapping[str, object]) -> tuple[str, ...]:
+    """The other given names a note says a person goes by ("goes by Daniel" → Daniel)."""
+    return tuple(
+        dict.fromkeys(
+            m.group(1)
+            for v in properties.values()
+            if isinstance(v, str)
+            for m in _GOES_BY.finditer(v)
+        )
+    )
 
 
 # Properties that state another name a thing is known by, as written: a course's code, a

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from rapidfuzz.distance import OSA, Levenshtein
 
@@ -61,6 +61,8 @@ from memory.core.merge_properties import (
     met_elsewhere,
     newcomer_after_death,
     noted_countries,
+    noted_names,
+    noted_qualifier,
     noted_species,
     occasions_differ,
     placed_apart,
@@ -145,7 +147,14 @@ from memory.core.person_roles import (
     someone_elses_kin,
     someone_elses_role,
 )
-from memory.core.place_names import country_iso, country_key, same_city, shared_city_countries
+from memory.core.place_names import (
+    countries_placed,
+    country_iso,
+    country_key,
+    place_countries,
+    same_city,
+    shared_city_countries,
+)
 from memory.core.words import COMMON_WORD_ZIPF, STOP_WORDS, word_zipf
 
 __all__ = [
@@ -493,9 +502,12 @@ def decide_merge(
         someones_role=someone_elses_role(mention.properties) if kind == "PERSON" else "",
         someones_group=someone_elses_group(mention.properties) if kind == "ORG" else "",
         replaces=kind == "THING" and replaces_another(said_of),
-        another_copy=kind == "THING" and replaces_another(said_of, same_name=True),
+        another_copy=kind == "THING" and replaces_another(said_of, same_name=True, name=name),
         newly_met=newly_met(mention.properties) if kind == "PERSON" else "",
+        qualifier=noted_qualifier(name, mention.properties) if kind == "PLACE" else "",
     )
+    if kind == "PERSON":
+        stored = [_with_noted_names(n, mention) for n in stored]
     differ = [n for n in stored if _set_apart(kind, new, mention, apart, said_of, n)]
     left_out = mention.apart | {n.id for n in differ}
     usable = [n for n in stored if n.id not in left_out]
@@ -542,8 +554,9 @@ INDEFINITE = "indefinite"
 def _unless_a_person_in_doubt(s: _Said, verdict: MergeVerdict) -> MergeVerdict:
     """A person merged by any name rule is asked about instead when the user speaks of them
     as someone not known ("Mia's new school has a Mr Ali teaching Year 6", "a guy called
-    Tom", "another Sophie": ``INDEFINITE``), or by a title of another sort than the stored
-    one's ("Dr Okonkwo" the lecturer, "Mr Okonkwo" the landlord: ``TITLES_DIFFER``)."""
+    Tom", "another Sophie": ``INDEFINITE``), by a title of another sort than the stored
+    one's ("Dr Okonkwo" the lecturer, "Mr Okonkwo" the landlord: ``TITLES_DIFFER``), or
+    with notes that place the two in different countries (``PLACED_APART``)."""
     if verdict.action != MERGE or s.kind != "PERSON":
         return verdict
     name = re.escape(s.name.lower())
@@ -556,7 +569,32 @@ def _unless_a_person_in_doubt(s: _Said, verdict: MergeVerdict) -> MergeVerdict:
     target = next(n for n in s.same_kind if n.id == verdict.target)
     if _titles_apart(parse_person(s.new).title, target):
         return make_verdict(HOLD, verdict.candidates, TITLES_DIFFER, dict(verdict.scores))
+    if _placed_apart(s.mention, target):
+        return make_verdict(HOLD, verdict.candidates, PLACED_APART, dict(verdict.scores))
     return verdict
+
+
+PLACED_APART = "placed-apart"
+# A note that says someone moved, or is now elsewhere.
+_MOVED = re.compile(r"\b(?:moved|moving|relocated|emigrated|now (?:in|lives|living|based))\b")
+
+
+def _placed_apart(mention: Mention, node: StoredNode) -> bool:
+    """Whether the notes put the person said and the stored one in different countries (a
+    sushi chef in Vancouver, a colleague in Tokyo: ``place_names.countries_placed``) — unless
+    both are the user's one relative or partner of a kind, or a note says someone moved."""
+    said, known = _as_written(mention.properties), _as_written(node.properties)
+    here, there = countries_placed(said), countries_placed(known)
+    if not here or not there or here & there:
+        return False
+    if family_roles(mention.roles) and shares_role(mention.roles, node.roles):
+        return False
+    return not (_MOVED.search(said.lower()) or _MOVED.search(known.lower()))
+
+
+def _as_written(properties: Mapping[str, object]) -> str:
+    """What was said of an entity or is held of a node, as written (capitals kept)."""
+    return " ".join(v for v in properties.values() if isinstance(v, str))
 
 
 TITLES_DIFFER = "titles-differ"
@@ -1354,6 +1392,7 @@ class _ApartSaid:
     someones_kin: str
     someones_role: str
     someones_group: str
+    qualifier: str
 
 
 def _set_apart(
@@ -1386,6 +1425,8 @@ def _set_apart(
             and apart.someones_role in node.roles
             and apart.someones_role not in mention.roles
         )
+        # "Springfield, Massachusetts, where my brother moved" is not Springfield, Illinois.
+        or (bool(apart.qualifier) and _qualified_apart(new, apart.qualifier, node))
         # "My cousin's congregation" is not the synagogue the user belongs to.
         or (
             bool(apart.someones_group)
@@ -1416,6 +1457,37 @@ def _set_apart(
         or (apart.replaces and new not in node_forms(node))
         or (apart.another_copy and new in node_forms(node))
     )
+
+
+def _qualified_apart(new: str, qualifier: str, node: StoredNode) -> bool:
+    """Whether a place a note writes with a region ("Williamsburg, Virginia") is stored
+    with another one of the same name ("Williamsburg, Brooklyn"): two places, both regions
+    being places the data knows."""
+    for form in node_forms(node):
+        base, _, region = form.rpartition(",")
+        region = region.strip()
+        if base.strip() == new and region and region != qualifier and place_countries(region):
+            return True
+    return False
+
+
+def _with_noted_names(node: StoredNode, mention: Mention) -> StoredNode:
+    """A person whose note says they go by another given name ("Kim Min-jun … in Toronto he
+    goes by Daniel"), with that name before each end of their name as aliases (Daniel Kim,
+    Daniel Min-jun): the person rules then weigh it as a first name. Only when what was said
+    gives no relation, or one the stored person has: a Daniel Kim who is the user's dentist
+    is not the friend who goes by Daniel. A name of one word gains none: "William" alone
+    would be an alias, merged before any other William is weighed."""
+    if node.kind != "PERSON" or not node.properties:
+        return node
+    if mention.roles & PEOPLE_ROLES and not shares_role(mention.roles, node.roles):
+        return node
+    words = node.name.split()
+    noted = noted_names(node.properties) if len(words) > 1 else ()
+    if not noted:
+        return node
+    extra = tuple(f"{n} {w}" for n in noted for w in dict.fromkeys((words[-1], words[0])))
+    return replace(node, aliases=(*node.aliases, *extra))
 
 
 def _unrelated_kin(mention: Mention, node: StoredNode) -> bool:

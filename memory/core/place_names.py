@@ -20,6 +20,7 @@ from memory.core.name_spelling import fold_accents
 
 __all__ = [
     "MIN_POPULATION",
+    "countries_placed",
     "country_iso",
     "country_key",
     "country_said",
@@ -210,5 +211,27 @@ def country_said(text: str) -> frozenset[str]:
             iso = country_iso(" ".join(words[:n]), parts=False)
             if iso is not None:
                 found.add(iso)
+                break
+    return frozenset(found)
+
+
+# Where a note places someone: "colleague at Rakuten in Tokyo", "friend from Dublin", "he's
+# in Toronto now" — a city or a country named after "in" or "from".
+_IN_A_PLACE = re.compile(r"\b(?:in|from)\s+([A-Z][\w'’-]*(?:\s+[A-Z][\w'’-]*){0,2})")
+
+
+def countries_placed(text: str) -> frozenset[str]:
+    """The countries (ISO codes) a note puts someone in by a city or a country it names
+    ("in Tokyo": JP; "in Vancouver": CA or US), the longest name first; a code, a short word
+    or a place the data does not know ("in Kreuzberg" is Berlin's, and is known) adds none."""
+    found: set[str] = set()
+    for match in _IN_A_PLACE.finditer(text):
+        words = match.group(1).split()
+        for n in range(len(words), 0, -1):
+            said = " ".join(words[:n])
+            if len(said) < 4 or _code(said):
+                continue
+            if countries := place_countries(said):
+                found |= countries
                 break
     return frozenset(found)

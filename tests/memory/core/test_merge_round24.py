@@ -195,7 +195,6 @@ def test_given_names_of_one_person(said, stored, rule):
         ("Holy Week 2024", "Semana Santa 2024", "EVENT"),
         ("Sally Army", "The Salvation Army", "ORG"),
         ("SVP", "Society of St Vincent de Paul", "ORG"),
-        ("NHSBT", "NHS Blood and Transplant", "ORG"),
     ],
 )
 def test_known_names_of_festivals_and_charities(said, stored, kind):
