@@ -560,6 +560,12 @@ def lone_calling(word: str) -> bool:
 _CALLINGS_KIN = frozenset({"father", "padre", "pere", "pater", "sister", "πατηρ", "πατερ", "отец"})
 
 
+def calling_of(title: str) -> frozenset[str]:
+    """The role words a clergy or teacher's title says ("father" → priest), empty for any
+    other title."""
+    return _CALLINGS.get(title, frozenset())
+
+
 def _known_by_calling(node: StoredNode) -> bool:
     """Whether every name the user has for someone carries a clergy title (Rabbi Miriam
     Cohen, Fr. Marek Nowak)."""
@@ -755,6 +761,9 @@ _CALLINGS: dict[str, frozenset[str]] = {
     "mufti": frozenset({"mufti"}),
     "cantor": frozenset({"cantor"}),
     "canon": frozenset({"canon", "priest"}),
+    # Round 26: a teacher of the Quran or of Arabic (Ustadh Bilal, Ustaz Hamid).
+    "ustadh": frozenset({"ustadh", "teacher"}),
+    "ustaz": frozenset({"ustadh", "teacher"}),
 }
 # Titles that name a profession (a doctor's, a professor's — what colleagues, students and
 # patients call them too) or a calling.

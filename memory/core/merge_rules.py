@@ -34,6 +34,7 @@ from memory.core.known_names import known_alike, known_elsewhere, name_key
 from memory.core.merge_orgs import LEGAL_FORM, org_core_words, same_company
 from memory.core.merge_people import (
     called_by,
+    calling_of,
     different_people,
     exact_moved_by_role,
     gender_of_titles,
@@ -127,7 +128,9 @@ from memory.core.name_spelling import (
 from memory.core.person_forms import TRANSLITERATION, is_latin_word
 from memory.core.person_names import SPELLING, contradicts, parse_person
 from memory.core.person_roles import (
+    ADULT,
     FORMER_PET,
+    MINOR,
     OWN,
     PEOPLE_ROLES,
     PET,
@@ -499,7 +502,7 @@ def decide_merge(
         if kind == "OTHER" and isinstance(said_of.get("species"), str)
         else None,
         someones_kin=someone_elses_kin(name, mention.properties) if kind == "PERSON" else "",
-        someones_role=someone_elses_role(mention.properties) if kind == "PERSON" else "",
+        someones_roles=_someone_elses_roles(name, mention) if kind == "PERSON" else frozenset(),
         someones_group=someone_elses_group(mention.properties) if kind == "ORG" else "",
         replaces=kind == "THING" and replaces_another(said_of),
         another_copy=kind == "THING" and replaces_another(said_of, same_name=True, name=name),
@@ -507,7 +510,7 @@ def decide_merge(
         qualifier=noted_qualifier(name, mention.properties) if kind == "PLACE" else "",
     )
     if kind == "PERSON":
-        stored = [_with_noted_names(n, mention) for n in stored]
+        stored = [_with_calling(_with_noted_names(n, mention), mention) for n in stored]
     differ = [n for n in stored if _set_apart(kind, new, mention, apart, said_of, n)]
     left_out = mention.apart | {n.id for n in differ}
     usable = [n for n in stored if n.id not in left_out]
@@ -731,6 +734,16 @@ def _stopless(norm: str) -> str:
 def _alias(s: _Said) -> MergeVerdict | None:
     """Rule 2: an alias, a name a property states (a code, a handle), a title's part."""
     alias = [n.id for n in s.same_kind if s.new in node_forms(n)[1:]]
+    if alias and s.kind == "PERSON":
+        # "el míster", with Javier "el míster" and Andrés "míster": an article before a word
+        # of address does not tell two of it apart.
+        bare = _unarticled(s.new)
+        alias = [
+            n.id
+            for n in s.same_kind
+            if s.new in node_forms(n)[1:]
+            or (bare != s.new and bare in {_unarticled(f) for f in node_forms(n)[1:]})
+        ]
     if alias:
         return _one_or_several(alias, "alias")
     known_as = [
@@ -763,6 +776,14 @@ def _alias(s: _Said) -> MergeVerdict | None:
                 )
             return _one_or_several(parted, TITLE_PART)
     return None
+
+
+_ARTICLE = re.compile(r"^(?:the|el|la|los|las|le|les|il|lo|der|die|das|de|het|o|a|os|as)\s+")
+
+
+def _unarticled(norm: str) -> str:
+    """A name without the article before it ("el míster" → "míster")."""
+    return _ARTICLE.sub("", norm)
 
 
 def _known_name(s: _Said) -> MergeVerdict | None:
@@ -1390,7 +1411,7 @@ class _ApartSaid:
     species: str | None
     newly_met: str
     someones_kin: str
-    someones_role: str
+    someones_roles: frozenset[str]
     someones_group: str
     qualifier: str
 
@@ -1421,9 +1442,8 @@ def _set_apart(
         or (bool(apart.someones_kin) and shares_role(frozenset({apart.someones_kin}), node.roles))
         # "My sister's pastor in Houston" is not the user's own pastor (HAS_PASTOR).
         or (
-            bool(apart.someones_role)
-            and apart.someones_role in node.roles
-            and apart.someones_role not in mention.roles
+            bool(apart.someones_roles & node.roles)
+            and not apart.someones_roles & mention.roles
         )
         # "Springfield, Massachusetts, where my brother moved" is not Springfield, Illinois.
         or (bool(apart.qualifier) and _qualified_apart(new, apart.qualifier, node))
@@ -1469,6 +1489,46 @@ def _qualified_apart(new: str, qualifier: str, node: StoredNode) -> bool:
         if base.strip() == new and region and region != qualifier and place_countries(region):
             return True
     return False
+
+
+def _someone_elses_roles(name: str, mention: Mention) -> frozenset[str]:
+    """The roles in which a person is said to be someone else's: "my sister's pastor" →
+    pastor; or, for a name titled with a calling, "Father Tom from my mum's parish" → priest
+    (``someone_elses_group``: another person's congregation)."""
+    role = someone_elses_role(mention.properties)
+    if role:
+        return frozenset({role})
+    if someone_elses_group(mention.properties):
+        return calling_of(parse_person(normalise_name(name)).title) & PEOPLE_ROLES
+    return frozenset()
+
+
+def _with_calling(node: StoredNode, mention: Mention) -> StoredNode:
+    """A person the user knows only by a title of a calling (Father Tomás Ruiz, Ustadh Bilal
+    Hussain), with the calling as a role (priest, teacher): someone in the user's life as a
+    teacher is, so not the user's son of the first name; and, against a child said with an
+    age, one known only by a title given to adults (Mrs, Dr, Aunty) as an adult."""
+    if node.kind != "PERSON":
+        return node
+    titles = {parse_person(f).title or _courtesy_title(f) for f in node_forms(node)}
+    if "" in titles:
+        return node
+    callings = frozenset().union(*(calling_of(t) for t in titles)) & PEOPLE_ROLES
+    if MINOR in mention.roles and (titles & _ADULT_TITLES or callings):
+        callings |= {ADULT}
+    return node if callings <= node.roles else replace(node, roles=node.roles | callings)
+
+
+def _courtesy_title(form: str) -> str:
+    """"aunty" of "aunty shirin": the courtesy Aunty or Uncle before a name, "" otherwise."""
+    words = form.split()
+    return words[0] if len(words) > 1 and words[0] in ("aunty", "auntie", "uncle") else ""
+
+
+# Titles given only to adults: courtesy, profession and the courtesy Aunty and Uncle.
+_ADULT_TITLES = frozenset(
+    {"mr", "mrs", "ms", "miss", "dr", "doctor", "prof", "professor", "aunty", "auntie", "uncle"}
+)
 
 
 def _with_noted_names(node: StoredNode, mention: Mention) -> StoredNode:

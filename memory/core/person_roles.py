@@ -528,9 +528,13 @@ def roles_from_relations(relations: Iterable[tuple[str, bool]]) -> frozenset[str
 # partner, parent or doctor (Ethan, aged six, the daughter's classmate, is not Ethan the
 # colleague). A pseudo-role of the mention, in no vocabulary of roles the user names.
 MINOR = "minor"
+# Someone the user names with a title only adults are given (Mrs Okoro, Dr Shah, Aunty
+# Shirin, Ustadh Bilal): not a child (round 26).
+ADULT = "adult"
 MINOR_BELOW_AGE = 16
 _ADULT_ONLY = _PARTNER | frozenset(
     {
+        ADULT,
         "mother",
         "father",
         "stepmother",
@@ -670,7 +674,12 @@ _AGE_WORDS = {
     )
 }
 _NUMBER = r"\d{1,2}|" + "|".join(_AGE_WORDS)
-_NOTED_AGE = re.compile(rf"\b({_NUMBER})[- ]?(?:years?|yrs?)[- ]old\b|\baged\s+({_NUMBER})\b")
+_NOTED_AGE = re.compile(
+    rf"\b({_NUMBER})[- ]?(?:years?|yrs?)[- ]old\b|\baged\s+({_NUMBER})\b"
+    # "my niece Shirin, she's 8" (round 26)
+    rf"|\b(?:she|he)(?:['’]s| is)\s+({_NUMBER})\b"
+    r"(?!\s*(?:am|pm|:|%|th|st|nd|rd|min|km|miles?|foot|feet|ft|cm|kg|stone|lbs?|o'clock))"
+)
 
 
 def _noted_age(properties: Mapping) -> int | None:
@@ -678,7 +687,7 @@ def _noted_age(properties: Mapping) -> int | None:
     match = _NOTED_AGE.search(note.lower()) if isinstance(note, str) else None
     if not match:
         return None
-    said = match.group(1) or match.group(2)
+    said = match.group(1) or match.group(2) or match.group(3)
     return int(said) if said.isdigit() else _AGE_WORDS[said]
 
 
