@@ -1441,10 +1441,7 @@ def _set_apart(
         # "My friend Ankit's wife Priya" is not Priya, the user's partner.
         or (bool(apart.someones_kin) and shares_role(frozenset({apart.someones_kin}), node.roles))
         # "My sister's pastor in Houston" is not the user's own pastor (HAS_PASTOR).
-        or (
-            bool(apart.someones_roles & node.roles)
-            and not apart.someones_roles & mention.roles
-        )
+        or (bool(apart.someones_roles & node.roles) and not apart.someones_roles & mention.roles)
         # "Springfield, Massachusetts, where my brother moved" is not Springfield, Illinois.
         or (bool(apart.qualifier) and _qualified_apart(new, apart.qualifier, node))
         # "My cousin's congregation" is not the synagogue the user belongs to.
@@ -1510,6 +1507,9 @@ def _with_calling(node: StoredNode, mention: Mention) -> StoredNode:
     age, one known only by a title given to adults (Mrs, Dr, Aunty) as an adult."""
     if node.kind != "PERSON":
         return node
+    name = normalise_name(node.name)
+    if not (parse_person(name).title or _courtesy_title(name)):
+        return node  # the name itself is untitled: most people, decided without their aliases
     titles = {parse_person(f).title or _courtesy_title(f) for f in node_forms(node)}
     if "" in titles:
         return node
@@ -1520,7 +1520,7 @@ def _with_calling(node: StoredNode, mention: Mention) -> StoredNode:
 
 
 def _courtesy_title(form: str) -> str:
-    """"aunty" of "aunty shirin": the courtesy Aunty or Uncle before a name, "" otherwise."""
+    """ "aunty" of "aunty shirin": the courtesy Aunty or Uncle before a name, "" otherwise."""
     words = form.split()
     return words[0] if len(words) > 1 and words[0] in ("aunty", "auntie", "uncle") else ""
 

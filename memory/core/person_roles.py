@@ -715,14 +715,17 @@ _SOMEONES_ROLE = re.compile(r"\bmy\s+([a-z]+(?:[- ][a-z]+){0,2})['’]s\s+([a-z]
 
 
 def someone_elses_role(properties: Mapping | None) -> str:
-    """The role, not a family one, in which a note names a person as someone else's ("my
-    sister's pastor" → pastor), "" when none is."""
+    """The role, not a family one nor a tie both ends have (a friend, a colleague), in which
+    a note names a person as someone else's ("my sister's pastor" → pastor), "" when none
+    is."""
     for value in (properties or {}).values():
         if not isinstance(value, str):
             continue
         for whose, word in _SOMEONES_ROLE.findall(value.lower()):
             role = role_word(word)
-            if role_word(whose.replace("-", "_").replace(" ", "_")) in _PEOPLE and role in _SOCIAL:
+            # Not a tie both ends have: the sister's friend may be the user's friend too.
+            possessor = role_word(whose.replace("-", "_").replace(" ", "_"))
+            if possessor in _PEOPLE and role in _SOCIAL and role not in _MUTUAL:
                 return role
     return ""
 

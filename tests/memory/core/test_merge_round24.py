@@ -90,6 +90,7 @@ def test_someone_under_18_is_not_someone_retired():
         ("my son's coach at the club", "coach"),
         ("my church's pastor", ""),  # a church is no person: the user's own pastor
         ("my sister's husband", ""),  # family: someone_elses_kin's
+        ("my sister's friend from work", ""),  # a friend of hers may be the user's friend too
     ],
 )
 def test_someone_elses_role(note, role):
