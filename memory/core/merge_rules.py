@@ -137,7 +137,9 @@ from memory.core.person_roles import (
     PET_ROLES,
     PLANNED,
     POSSESSION,
+    POST_TITLES,
     TIE_ROLES,
+    TITLES,
     WENT,
     capacities_differ,
     colleagues_both,
@@ -1507,9 +1509,18 @@ def _with_calling(node: StoredNode, mention: Mention) -> StoredNode:
     age, one known only by a title given to adults (Mrs, Dr, Aunty) as an adult."""
     if node.kind != "PERSON":
         return node
+    words = node.name.lower().replace("-", " ").split()
+    if (
+        words
+        and node.name.isascii()
+        and words[0].rstrip(".") not in TITLES
+        and words[0] not in _COURTESY
+        and words[-1] not in POST_TITLES
+    ):
+        return node  # the name itself is untitled: most people, told without parsing it
     name = normalise_name(node.name)
     if not (parse_person(name).title or _courtesy_title(name)):
-        return node  # the name itself is untitled: most people, decided without their aliases
+        return node
     titles = {parse_person(f).title or _courtesy_title(f) for f in node_forms(node)}
     if "" in titles:
         return node
@@ -1519,10 +1530,13 @@ def _with_calling(node: StoredNode, mention: Mention) -> StoredNode:
     return node if callings <= node.roles else replace(node, roles=node.roles | callings)
 
 
+_COURTESY = frozenset({"aunty", "auntie", "uncle"})
+
+
 def _courtesy_title(form: str) -> str:
     """ "aunty" of "aunty shirin": the courtesy Aunty or Uncle before a name, "" otherwise."""
     words = form.split()
-    return words[0] if len(words) > 1 and words[0] in ("aunty", "auntie", "uncle") else ""
+    return words[0] if len(words) > 1 and words[0] in _COURTESY else ""
 
 
 # Titles given only to adults: courtesy, profession and the courtesy Aunty and Uncle.
