@@ -395,9 +395,11 @@ _NEWCOMER = re.compile(
 )
 
 
-def said_text(properties: Mapping[str, object]) -> str:
-    """What was said of an entity or is held of a node, as one lower-case text."""
-    return " ".join(str(v) for v in properties.values() if isinstance(v, str | int)).lower()
+def said_text(properties: Mapping[str, object], *, as_written: bool = False) -> str:
+    """What was said of an entity or is held of a node, as one lower-case text (or
+    ``as_written``, capitals kept: "in Tokyo" names a place)."""
+    text = " ".join(str(v) for v in properties.values() if isinstance(v, str | int))
+    return text if as_written else text.lower()
 
 
 def died(properties: Mapping[str, object]) -> bool:

@@ -126,7 +126,7 @@ from memory.core.name_spelling import (
     without_article,
 )
 from memory.core.person_forms import TRANSLITERATION, is_latin_word
-from memory.core.person_names import SPELLING, contradicts, parse_person
+from memory.core.person_names import ARTICLES, SPELLING, contradicts, parse_person
 from memory.core.person_roles import (
     ADULT,
     FORMER_PET,
@@ -379,6 +379,13 @@ def decide_merge(
     ones are; if one had the entity's name, the verdict is new under "properties-differ"
     (the Write names it "Luna (dog)").
 
+    Stored people are first read for what their names and notes say of them: a person known
+    only by a title of a calling has the calling as a role (Father Tomás: a priest,
+    ``_with_calling``), and one whose note says they go by another name has it before each
+    end of their name (Kim Min-jun "goes by Daniel": Daniel Kim, ``_with_noted_names``). A
+    person merged by any rule is asked about instead when the notes place the two in no
+    common country (``_placed_apart``).
+
     Rules, first that applies wins (each a function of ``_RULES``, in this order):
       0. a self placeholder ("me", "the user", …) merges into the self node
          regardless of kind (rule "self"); with no self node yet: new, rule "self";
@@ -588,18 +595,14 @@ def _placed_apart(mention: Mention, node: StoredNode) -> bool:
     """Whether the notes put the person said and the stored one in different countries (a
     sushi chef in Vancouver, a colleague in Tokyo: ``place_names.countries_placed``) — unless
     both are the user's one relative or partner of a kind, or a note says someone moved."""
-    said, known = _as_written(mention.properties), _as_written(node.properties)
+    said = said_text(mention.properties, as_written=True)
+    known = said_text(node.properties, as_written=True)
     here, there = countries_placed(said), countries_placed(known)
     if not here or not there or here & there:
         return False
     if family_roles(mention.roles) and shares_role(mention.roles, node.roles):
         return False
     return not (_MOVED.search(said.lower()) or _MOVED.search(known.lower()))
-
-
-def _as_written(properties: Mapping[str, object]) -> str:
-    """What was said of an entity or is held of a node, as written (capitals kept)."""
-    return " ".join(v for v in properties.values() if isinstance(v, str))
 
 
 TITLES_DIFFER = "titles-differ"
@@ -780,12 +783,10 @@ def _alias(s: _Said) -> MergeVerdict | None:
     return None
 
 
-_ARTICLE = re.compile(r"^(?:the|el|la|los|las|le|les|il|lo|der|die|das|de|het|o|a|os|as)\s+")
-
-
 def _unarticled(norm: str) -> str:
     """A name without the article before it ("el míster" → "míster")."""
-    return _ARTICLE.sub("", norm)
+    first, _, rest = norm.partition(" ")
+    return rest if rest and first in ARTICLES else norm
 
 
 def _known_name(s: _Said) -> MergeVerdict | None:

@@ -48,7 +48,7 @@ from memory.core.first_names import (
     same_gender,
     written_otherwise,
 )
-from memory.core.name_spelling import fold_accents, name_parts, name_words
+from memory.core.name_spelling import FOREIGN_ARTICLES, fold_accents, name_parts, name_words
 from memory.core.person_roles import (
     POST_TITLES,
     TITLES,
@@ -132,8 +132,9 @@ class PersonName:
         return self.words[1:]
 
 
-# Articles said before a title in the languages whose titles take one (round 24).
-_ARTICLES = frozenset({"the", "le", "la", "el", "il", "lo", "der", "die"})
+# Articles said before a title ("le père Antoine", "el padre Miguel", "the Reverend Smith",
+# round 24) or a word of address ("el míster", round 26).
+ARTICLES = FOREIGN_ARTICLES | {"the"}
 
 
 @lru_cache(maxsize=8192)
@@ -142,12 +143,7 @@ def parse_person(norm: str) -> PersonName:
     apostrophe or hyphen inside a word joins it: "mr. o'brien" → title "mr", ("obrien",))."""
     words = name_words(norm)
     parts = [p for p in name_parts(norm) if p]
-    if (
-        len(words) >= 3
-        and words[0] in _ARTICLES
-        and words[1] in TITLES
-        and len(parts) == len(words)
-    ):
+    if len(words) >= 3 and words[0] in ARTICLES and words[1] in TITLES and len(parts) == len(words):
         # "le père Antoine", "el padre Miguel", "the Reverend Smith": the article is no name.
         words, parts = words[1:], parts[1:]
     title = words[0] if len(words) >= 2 and words[0] in TITLES else ""
