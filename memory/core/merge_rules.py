@@ -1087,6 +1087,26 @@ def _description(s: _Said) -> MergeVerdict | None:
     return _description_verdict(s.new, described, s.kind, s.same_kind, s.mention, tied=tied)
 
 
+COURTESY = "courtesy"
+
+
+def _lone_courtesy(s: _Said) -> MergeVerdict | None:
+    """ "Uncle" or "Aunty" said alone, of no one the user has as an uncle or aunt: the one
+    person the user calls so ("Uncle Femi", "Aunty Shirin"), several → asked. Never a first
+    name: with Uncle Tunde and Uncle Femi both stored, "Uncle" is either."""
+    kin = _COURTESY_KIN.get(s.new)
+    if s.kind != "PERSON" or kin is None:
+        return None
+    if any(kin in n.roles for n in s.same_kind):
+        return None  # the user's own aunt or uncle: the kinship rule's
+    called = [
+        n.id
+        for n in s.same_kind
+        if any(_COURTESY_KIN.get(_courtesy_title(f)) == kin for f in node_forms(n))
+    ]
+    return _one_or_several(called, COURTESY) if called else None
+
+
 def _person(s: _Said) -> MergeVerdict | None:
     """Rule 3: kinship words and the person rules. Nicknames, titles and first names are
     facts about people; applied to an ORG or a PLACE ("Will Street") they would only
@@ -1383,6 +1403,7 @@ _RULES: tuple[Callable[[_Said], MergeVerdict | None], ...] = (
     _occasion,
     _someone_elses_relative,
     _description,
+    _lone_courtesy,
     _person,
     _title_initial,
     _lone_across_scripts,
@@ -1531,7 +1552,8 @@ def _with_calling(node: StoredNode, mention: Mention) -> StoredNode:
     return node if callings <= node.roles else replace(node, roles=node.roles | callings)
 
 
-_COURTESY = frozenset({"aunty", "auntie", "uncle"})
+_COURTESY_KIN = {"aunty": "aunt", "auntie": "aunt", "uncle": "uncle"}
+_COURTESY = frozenset(_COURTESY_KIN)
 
 
 def _courtesy_title(form: str) -> str:

@@ -83,3 +83,12 @@ def test_an_article_before_a_word_of_address_tells_no_two_apart():
 )
 def test_known_names_of_community_groups_and_kit(said, stored, kind):
     assert decide(said, [node(1, stored, kind=kind)], kind=kind) == ("merge", 1, "known-name")
+
+
+def test_a_lone_uncle_is_the_one_the_user_calls_so_never_a_first_name():
+    tunde, femi = node(1, "Uncle Tunde"), node(2, "Uncle Femi")
+    assert decide("Uncle", [tunde, femi]) == ("hold", None, "courtesy-ambiguous")
+    assert decide("Uncle", [femi]) == ("merge", 2, "courtesy")
+    assert decide("Aunty", [node(1, "Auntie Shirin")]) == ("merge", 1, "courtesy")
+    # The user's own uncle (HAS_UNCLE) is the kinship rule's, not a courtesy title's.
+    assert decide("Uncle", [node(1, "Tunde Bakare", "uncle"), femi])[2] != "courtesy-ambiguous"
