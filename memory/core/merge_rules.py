@@ -108,6 +108,7 @@ from memory.core.name_heads import (
     WORD_ORDER,
     event_head,
     extends,
+    first_words_of,
     headed_as,
     in_another_order,
     one_occasion,
@@ -543,7 +544,9 @@ def decide_merge(
 
 
 # Rules that merge on what a name may be short for; the known-names table may know better.
-_SHORT_FORM_RULES = frozenset({ACRONYM, OWN_PLACE, CLIPPED, SPELLING, DESCRIPTION, KNOWN_NAME})
+_SHORT_FORM_RULES = frozenset(
+    {ACRONYM, OWN_PLACE, CLIPPED, SPELLING, DESCRIPTION, KNOWN_NAME, "first-words"}
+)
 KNOWN_ELSEWHERE = "known-elsewhere"
 
 
@@ -1342,7 +1345,44 @@ def _similar_names(s: _Said) -> MergeVerdict | None:
     if not similar:
         return None
     scores = {n.id: best_similarity(s.new, n) for n in similar}
+    if len(similar) == 1 and _first_words(s, similar[0]) and not _begun_alike(s, similar[0]):
+        return make_verdict(MERGE, [similar[0].id], FIRST_WORDS, scores)
     return make_verdict(HOLD, [n.id for n in similar], "similar", scores)
+
+
+FIRST_WORDS = "first-words"
+
+
+def _begun_alike(s: _Said, only: StoredNode) -> bool:
+    """Whether another stored organisation's name begins with words much like the name said
+    ("Harbor", with Harbor Analytics and Harbour Data Labs stored): which one is a question."""
+    size = len(s.new.split())
+    return any(
+        Levenshtein.normalized_similarity(s.new, " ".join(f.split()[:size])) >= s.threshold
+        for n in s.same_kind
+        if n.id != only.id
+        for f in node_forms(n)
+    )
+
+
+def _first_words(s: _Said, only: StoredNode) -> bool:
+    """An organisation said by the first words of the one stored name it is like ("Northgate",
+    Northgate Logistics; "Arnold Clark", the Glasgow branch the user deals with): the same
+    one, as people drop the trade and the branch once both know which is meant — unless the
+    name alone is a place's (Chicago, the Chicago Bears), or what is said of it now and what
+    is held share no telling word ("flying Virgin", Virgin Media's broadband)."""
+    return (
+        s.kind == "ORG"
+        and any(first_words_of(s.new, f) for f in node_forms(only))
+        and not place_countries(s.new)
+        and not (
+            isinstance(s.mention.properties.get("note"), str)
+            and isinstance(only.properties.get("note"), str)
+            and not context_shared(
+                s.mention.properties, only.properties, ignore=frozenset(s.new.split())
+            )
+        )
+    )
 
 
 # A brand or a product misspelt; places are left out (Iran/Iraq, Dalton/Dayton are places).

@@ -171,6 +171,19 @@ def extends(short: str, long: str) -> bool:
     return bool(a) and len(b) > len(a) and b[: len(a)] == a
 
 
+def first_words_of(short: str, long: str) -> bool:
+    """Whether an organisation's normalised name is the first words of another's, the rest
+    saying its trade or its branch ("northgate" / "northgate logistics", "arnold clark" /
+    "arnold clark glasgow"): a word of its own among them, and not a saint's name, which
+    names a parish's church, school and hospital alike."""
+    a = _words(short)
+    return (
+        extends(short, long)
+        and a[0] not in _DEDICATIONS
+        and any(w not in STOP_WORDS and w not in _ORG_WORDS for w in a)
+    )
+
+
 def with_stated_type(said: str, stored: str, properties: Mapping[str, object]) -> bool:
     """Whether a normalised name is a stored one with the type the graph states of it said
     after it ("garbage day newsletter" / "garbage day", type newsletter; "the rest is history

@@ -1,0 +1,53 @@
+"""The 27th round of merge rules (issue 21, session 25), from blind sets 30 (legal matters,
+bereavement and estates) and 31 (cars and getting around), read after their unread runs:
+an organisation said by the first words of the one stored name it is like. Pure functions;
+the Write path runs them through ``bench_merge`` on every labelled set."""
+
+import pytest
+
+from memory.core.name_heads import first_words_of
+from tests.memory.core.merge_helpers import decide, node
+
+
+@pytest.mark.parametrize(
+    ("short", "long", "expected"),
+    [
+        ("northgate", "northgate logistics", True),
+        ("arnold clark", "arnold clark glasgow", True),
+        ("st luke's", "st luke's hospital", False),  # a saint's name: a church, a school …
+        ("the", "the secret table", False),  # no word of its own
+        ("northgate logistics", "northgate", False),  # the longer name said
+    ],
+)
+def test_first_words_of_an_organisations_name(short, long, expected):
+    assert first_words_of(short, long) is expected
+
+
+def test_an_organisation_said_by_its_first_words_is_the_one_stored():
+    logistics = node(1, "Northgate Logistics", kind="ORG", note="my employer, warehouse shifts")
+    assert decide("Northgate", [logistics], kind="ORG") == ("merge", 1, "first-words")
+    branch = node(2, "Arnold Clark Glasgow", kind="ORG", note="sold me the Corsa")
+    said = {"note": "Arnold Clark rang about the Corsa's service"}
+    assert decide("Arnold Clark", [branch], kind="ORG", **said) == ("merge", 2, "first-words")
+
+
+def test_two_stored_of_those_first_words_are_a_question():
+    branches = [
+        node(1, "Kwik Fit Leamington", kind="ORG"),
+        node(2, "Kwik Fit Warwick", kind="ORG"),
+    ]
+    assert decide("Kwik Fit", branches, kind="ORG")[0] == "hold"
+    # A name begun alike, spelt another way, is a second candidate too.
+    alike = [node(1, "Harbor Analytics", kind="ORG"), node(2, "Harbour Data Labs", kind="ORG")]
+    assert decide("Harbor", alike, kind="ORG")[0] == "hold"
+
+
+def test_notes_that_share_nothing_or_a_place_name_keep_it_a_question():
+    media = node(1, "Virgin Media", kind="ORG", note="broadband and TV")
+    assert decide("Virgin", [media], kind="ORG", note="flying Virgin to New York")[:2] == (
+        "hold",
+        None,
+    )
+    assert decide("Virgin", [media], kind="ORG", note="the broadband is down")[0] == "merge"
+    bears = node(1, "Chicago Bears", kind="ORG")
+    assert decide("Chicago", [bears], kind="ORG")[0] == "hold"
