@@ -117,6 +117,7 @@ from memory.core.name_heads import (
     with_day,
     with_kind_word,
     with_stated_type,
+    words_added_echoed,
 )
 from memory.core.name_scripts import same_reading
 from memory.core.name_spelling import (
@@ -1347,10 +1348,22 @@ def _similar_names(s: _Said) -> MergeVerdict | None:
     scores = {n.id: best_similarity(s.new, n) for n in similar}
     if len(similar) == 1 and _first_words(s, similar[0]) and not _begun_alike(s, similar[0]):
         return make_verdict(MERGE, [similar[0].id], FIRST_WORDS, scores)
+    if len(similar) == 1 and _added_words_held(s, similar[0]):
+        return make_verdict(MERGE, [similar[0].id], WORDS_HELD, scores)
     return make_verdict(HOLD, [n.id for n in similar], "similar", scores)
 
 
 FIRST_WORDS = "first-words"
+WORDS_HELD = "words-held"
+
+
+def _added_words_held(s: _Said, only: StoredNode) -> bool:
+    """An organisation said with words after the one stored name it is like that what is
+    held of it already says ("Aviva Insurance", Aviva the "home and car insurer"; "Samaritans
+    Leeds", the "Leeds branch"): the same one. Words the graph does not hold of it may name
+    another business of the brand ("Co-op Bank", the Co-op the user works at; "Uber Eats")."""
+    held = said_text(only.properties)
+    return s.kind == "ORG" and any(words_added_echoed(s.new, f, held) for f in node_forms(only))
 
 
 def _begun_alike(s: _Said, only: StoredNode) -> bool:

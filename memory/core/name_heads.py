@@ -184,6 +184,27 @@ def first_words_of(short: str, long: str) -> bool:
     )
 
 
+def words_added_echoed(long: str, short: str, said_of_short: str) -> bool:
+    """Whether an organisation's normalised name is another's with words added after it that
+    what is held of the other already says ("aviva insurance" / Aviva, "home and car
+    insurer"; "samaritans leeds" / Samaritans, "Leeds branch"): a word of the added ones, or
+    its first five letters, among the words said of it."""
+    if not extends(short, long):
+        return False
+    held = _words(said_of_short)
+    added = [w for w in _words(long)[len(_words(short)) :] if w not in STOP_WORDS]
+    return any(
+        w == h
+        or (len(w) >= _ECHO_STEM and len(h) >= _ECHO_STEM and w[:_ECHO_STEM] == h[:_ECHO_STEM])
+        for w in added
+        for h in held
+    )
+
+
+# Letters two forms of a word share ("insurance" / "insurer", "finance" / "financing").
+_ECHO_STEM = 5
+
+
 def with_stated_type(said: str, stored: str, properties: Mapping[str, object]) -> bool:
     """Whether a normalised name is a stored one with the type the graph states of it said
     after it ("garbage day newsletter" / "garbage day", type newsletter; "the rest is history

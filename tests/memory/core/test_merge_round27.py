@@ -51,3 +51,13 @@ def test_notes_that_share_nothing_or_a_place_name_keep_it_a_question():
     assert decide("Virgin", [media], kind="ORG", note="the broadband is down")[0] == "merge"
     bears = node(1, "Chicago Bears", kind="ORG")
     assert decide("Chicago", [bears], kind="ORG")[0] == "hold"
+
+
+def test_words_added_that_the_graph_already_holds_of_it():
+    aviva = node(1, "Aviva", kind="ORG", note="home and car insurer")
+    assert decide("Aviva Insurance", [aviva], kind="ORG") == ("merge", 1, "words-held")
+    samaritans = node(1, "Samaritans", kind="ORG", note="Leeds branch, overnight shifts")
+    assert decide("Samaritans Leeds", [samaritans], kind="ORG")[:2] == ("merge", 1)
+    # Words the graph does not hold of it may name another business of the brand.
+    coop = node(1, "Co-op", kind="ORG", note="Central Co-op, Lichfield store")
+    assert decide("Co-op Bank", [coop], kind="ORG")[0] == "hold"
