@@ -77,12 +77,19 @@ _LOCATION_KEYS = ("city", "state", "province", "county", "region", "country")
 # The organisation something belongs to or happens at: a department of Spotify is not L'Oréal's,
 # a job interview at Deloitte is not the one at KPMG.
 _COMPANY_KEYS = ("company", "employer")
+# What a single thing is numbered by: a car's registration, a passport's number, a serial.
+_NUMBER_KEYS = (
+    *("registration", "plate", "number_plate", "licence_plate", "license_plate"),
+    *("vin", "serial", "serial_number", "number"),
+)
 IDENTIFYING_KEYS: Mapping[str, tuple[str, ...]] = {
     "PLACE": (*_LOCATION_KEYS, "type"),
     # A department of Oxford is not Heidelberg's department of the same name.
     "ORG": (*_LOCATION_KEYS, "type", *_COMPANY_KEYS, "university"),
     "OTHER": ("species", "type"),
-    "THING": ("species", "type", "year"),
+    # A car's plate, a document's number; a bus line of another city (the S3 in Berlin and
+    # in Hamburg).
+    "THING": ("species", "type", "year", *_LOCATION_KEYS, *_NUMBER_KEYS),
     "EVENT": (*_LOCATION_KEYS, *_COMPANY_KEYS),
 }
 # When an event happened or will (``_occasions_differ``): compared across keys.
@@ -255,6 +262,10 @@ def _values_differ(kind: str, key: str, a: object, b: object) -> bool:
         ia, ib = country_iso(str(a)), country_iso(str(b))
         if ia is not None and ib is not None:
             return ia != ib
+    if key in _NUMBER_KEYS:
+        # "LB19 KDU" and "lb19kdu" are one plate; one letter apart, two cars.
+        ia, ib = (re.sub(r"[\W_]", "", str(v)).upper() for v in (a, b))
+        return bool(ia) and bool(ib) and ia != ib
     if key == "year":
         ya, yb = str(a).strip(), str(b).strip()
         return ya.isdigit() and yb.isdigit() and ya != yb

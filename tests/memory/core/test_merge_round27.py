@@ -61,3 +61,19 @@ def test_words_added_that_the_graph_already_holds_of_it():
     # Words the graph does not hold of it may name another business of the brand.
     coop = node(1, "Co-op", kind="ORG", note="Central Co-op, Lichfield store")
     assert decide("Co-op Bank", [coop], kind="ORG")[0] == "hold"
+
+
+def test_a_thing_of_another_plate_or_another_city_is_another_thing():
+    corsa = node(1, "Vauxhall Corsa", "owns", kind="THING", registration="LB19 KDU")
+    said = {"note": "the neighbour's Corsa", "registration": "LB19 KDV"}
+    assert decide("Vauxhall Corsa", [corsa], kind="THING", **said) == (
+        "new",
+        None,
+        "properties-differ",
+    )
+    # The same plate written another way is the same car.
+    same = {"registration": "lb19kdu"}
+    assert decide("Vauxhall Corsa", [corsa], kind="THING", **same)[:2] == ("merge", 1)
+    line = node(1, "U6", kind="THING", city="Berlin")
+    assert decide("U6", [line], kind="THING", city="München")[0] == "new"
+    assert decide("U6", [line], kind="THING", city="Berlin")[0] == "merge"
