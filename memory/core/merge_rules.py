@@ -1318,6 +1318,32 @@ def _own_thing(s: _Said) -> MergeVerdict | None:
     return make_verdict(MERGE, [own.id], OWN_PLACE, {own.id: best_similarity(s.new, own)})
 
 
+MODEL = "model"
+# A thing said as one of its kind: "bought a Prius", "saw an i20 just like mine".
+_ONE_OF_A_KIND = re.compile(r"\b(?:a|an|another|one)\s+(?:[\w-]+\s+){0,2}$")
+
+
+def _model(s: _Said) -> MergeVerdict | None:
+    """A thing the user owns or takes, said by the last words of its name: the model without
+    the make ("Kuga", the user's Ford Kuga; "Astrox 88D", the Yonex racket), the set's number
+    ("75192"). Not when two of the user's things end so, when it is said as one of its kind
+    ("my brother-in-law bought a Prius"), nor when the user's relation to it is another one
+    (the S3 the user commutes on is no VanMoof S3 e-bike)."""
+    if s.kind != "THING":
+        return None
+    ended = [n for n in s.same_kind if any(headed_as(s.new, f) for f in node_forms(n))]
+    if len(ended) != 1 or not ended[0].roles & {POSSESSION, OWN}:
+        return None
+    only = ended[0]
+    if s.mention.roles and not s.mention.roles & only.roles:
+        return None
+    text = said_text(s.mention.properties)
+    last = s.new.split()[-1]
+    if any(_ONE_OF_A_KIND.search(text[: m.start()]) for m in re.finditer(re.escape(last), text)):
+        return None
+    return make_verdict(MERGE, [only.id], MODEL, {only.id: best_similarity(s.new, only)})
+
+
 def _similar_names(s: _Said) -> MergeVerdict | None:
     """Rule 5: similar names are candidates for review; among an ORG's or a PLACE's, the
     user's own employer, school or home named by its first words merges."""
@@ -1463,6 +1489,7 @@ _RULES: tuple[Callable[[_Said], MergeVerdict | None], ...] = (
     _pet,
     _other_kind,
     _own_thing,
+    _model,
     _similar_names,
     _hinted,
 )

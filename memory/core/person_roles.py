@@ -500,6 +500,7 @@ PLANNED = "planned"
 # A condition the user has, a medicine or a class they take: their own, not the one the
 # graph holds as a friend's or the sister's (``merge_properties.whose``).
 OWN = "own"
+USED = "used"
 _USES = {
     **dict.fromkeys(
         ("has_condition", "has_allergy", "diagnosed_with", "suffers_from", "takes", "is_taking"),
@@ -512,6 +513,8 @@ _USES = {
     **dict.fromkeys(("read", "reads", "is_reading", "reading"), "read"),
     **dict.fromkeys(("watched", "watches", "is_watching", "saw", "binged"), "watched"),
     **dict.fromkeys(("plays", "played", "is_playing"), "played"),
+    # A line the user rides, a service they use or pay for: not a thing they own.
+    **dict.fromkeys(("commutes_on", "rides", "uses", "subscribes_to", "pays_for"), USED),
 }
 
 

@@ -77,3 +77,25 @@ def test_a_thing_of_another_plate_or_another_city_is_another_thing():
     line = node(1, "U6", kind="THING", city="Berlin")
     assert decide("U6", [line], kind="THING", city="München")[0] == "new"
     assert decide("U6", [line], kind="THING", city="Berlin")[0] == "merge"
+
+
+def test_the_users_thing_said_by_its_model():
+    kuga = node(1, "Ford Kuga", "possession", kind="THING", note="silbern, Diesel")
+    said = {"note": "der Kuga braucht neue Sommerreifen"}
+    assert decide("Kuga", [kuga], kind="THING", **said) == ("merge", 1, "model")
+    # Said as one of its kind, or with another relation to the user: not the user's.
+    other = {"note": "my brother-in-law just bought a Kuga"}
+    assert decide("Kuga", [kuga], kind="THING", **other)[0] == "new"
+    bike = node(1, "VanMoof S3", "possession", kind="THING", note="e-bike")
+    assert decide("S3", [bike], kind="THING", roles=("used",))[0] == "new"
+    # A thing the user does not own is not found by its last word.
+    seen = node(1, "Red kite", kind="THING", note="seen over the Chilterns")
+    assert decide("kite", [seen], kind="THING")[0] == "new"
+
+
+def test_two_of_the_users_things_of_one_model_name_are_no_merge():
+    things = [
+        node(1, "Suzuki Swift", "possession", kind="THING"),
+        node(2, "Maruti Swift", "possession", kind="THING"),
+    ]
+    assert decide("Swift", things, kind="THING")[0] != "merge"
