@@ -82,10 +82,13 @@ _NUMBER_KEYS = (
     *("registration", "plate", "number_plate", "licence_plate", "license_plate"),
     *("vin", "serial", "serial_number", "number"),
 )
+# One sport's other names, for telling two clubs apart by their sports.
+_SPORT_NAMES = dict.fromkeys(("soccer", "futbol", "futebol", "calcio", "fussball"), "football")
 IDENTIFYING_KEYS: Mapping[str, tuple[str, ...]] = {
     "PLACE": (*_LOCATION_KEYS, "type"),
     # A department of Oxford is not Heidelberg's department of the same name.
-    "ORG": (*_LOCATION_KEYS, "type", *_COMPANY_KEYS, "university"),
+    # A club of another sport is another club (the New York Giants, the San Francisco ones).
+    "ORG": (*_LOCATION_KEYS, "type", *_COMPANY_KEYS, "university", "sport"),
     "OTHER": ("species", "type"),
     # A car's plate, a document's number; a bus line of another city (the S3 in Berlin and
     # in Hamburg).
@@ -262,6 +265,9 @@ def _values_differ(kind: str, key: str, a: object, b: object) -> bool:
         ia, ib = country_iso(str(a)), country_iso(str(b))
         if ia is not None and ib is not None:
             return ia != ib
+    if key == "sport":
+        sa, sb = ({_SPORT_NAMES.get(w, w) for w in _words(v)} for v in (a, b))
+        return bool(sa) and bool(sb) and not sa & sb
     if key in _NUMBER_KEYS:
         # "LB19 KDU" and "lb19kdu" are one plate; one letter apart, two cars.
         ia, ib = (re.sub(r"[\W_]", "", str(v)).upper() for v in (a, b))

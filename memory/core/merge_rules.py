@@ -118,6 +118,7 @@ from memory.core.name_heads import (
     with_kind_word,
     with_stated_type,
     words_added_echoed,
+    words_within,
 )
 from memory.core.name_scripts import same_reading
 from memory.core.name_spelling import (
@@ -546,7 +547,7 @@ def decide_merge(
 
 # Rules that merge on what a name may be short for; the known-names table may know better.
 _SHORT_FORM_RULES = frozenset(
-    {ACRONYM, OWN_PLACE, CLIPPED, SPELLING, DESCRIPTION, KNOWN_NAME, "first-words"}
+    {ACRONYM, OWN_PLACE, CLIPPED, SPELLING, DESCRIPTION, KNOWN_NAME, "first-words", "words-within"}
 )
 KNOWN_ELSEWHERE = "known-elsewhere"
 
@@ -1372,14 +1373,16 @@ def _similar_names(s: _Said) -> MergeVerdict | None:
     if not similar:
         return None
     scores = {n.id: best_similarity(s.new, n) for n in similar}
-    if len(similar) == 1 and _first_words(s, similar[0]) and not _begun_alike(s, similar[0]):
-        return make_verdict(MERGE, [similar[0].id], FIRST_WORDS, scores)
+    part = _part_of_name(s, similar[0]) if len(similar) == 1 else None
+    if part is not None and not _begun_alike(s, similar[0]):
+        return make_verdict(MERGE, [similar[0].id], part, scores)
     if len(similar) == 1 and _added_words_held(s, similar[0]):
         return make_verdict(MERGE, [similar[0].id], WORDS_HELD, scores)
     return make_verdict(HOLD, [n.id for n in similar], "similar", scores)
 
 
 FIRST_WORDS = "first-words"
+WORDS_WITHIN = "words-within"
 WORDS_HELD = "words-held"
 
 
@@ -1404,24 +1407,33 @@ def _begun_alike(s: _Said, only: StoredNode) -> bool:
     )
 
 
-def _first_words(s: _Said, only: StoredNode) -> bool:
-    """An organisation said by the first words of the one stored name it is like ("Northgate",
-    Northgate Logistics; "Arnold Clark", the Glasgow branch the user deals with): the same
-    one, as people drop the trade and the branch once both know which is meant — unless the
-    name alone is a place's (Chicago, the Chicago Bears), or what is said of it now and what
-    is held share no telling word ("flying Virgin", Virgin Media's broadband)."""
-    return (
-        s.kind == "ORG"
-        and any(first_words_of(s.new, f) for f in node_forms(only))
-        and not place_countries(s.new)
-        and not (
-            isinstance(s.mention.properties.get("note"), str)
-            and isinstance(only.properties.get("note"), str)
-            and not context_shared(
-                s.mention.properties, only.properties, ignore=frozenset(s.new.split())
-            )
+def _part_of_name(s: _Said, only: StoredNode) -> str | None:
+    """An organisation said by part of the one stored name it is like: its first words
+    ("Northgate", Northgate Logistics; "Arnold Clark", the Glasgow branch the user deals
+    with: ``FIRST_WORDS``) or words all found in it ("Cook County probate court", the Probate
+    Division of the Circuit Court of Cook County; "Red Cross", the British Red Cross:
+    ``WORDS_WITHIN``) — the same one, as people drop the trade, the branch and the formal
+    words once both know which is meant. Not when the name alone is a place's (Chicago,
+    the Chicago Bears), nor when what is said of it now and what is held share no telling
+    word ("flying Virgin", Virgin Media's broadband). None: no such part."""
+    if s.kind != "ORG" or place_countries(s.new):
+        return None
+    forms = node_forms(only)
+    part = (
+        FIRST_WORDS
+        if any(first_words_of(s.new, f) for f in forms)
+        else WORDS_WITHIN
+        if any(words_within(s.new, f) for f in forms)
+        else None
+    )
+    unconnected = (
+        isinstance(s.mention.properties.get("note"), str)
+        and isinstance(only.properties.get("note"), str)
+        and not context_shared(
+            s.mention.properties, only.properties, ignore=frozenset(s.new.split())
         )
     )
+    return None if unconnected else part
 
 
 # A brand or a product misspelt; places are left out (Iran/Iraq, Dalton/Dayton are places).

@@ -176,12 +176,41 @@ def first_words_of(short: str, long: str) -> bool:
     saying its trade or its branch ("northgate" / "northgate logistics", "arnold clark" /
     "arnold clark glasgow"): a word of its own among them, and not a saint's name, which
     names a parish's church, school and hospital alike."""
+    return extends(short, long) and _own_words(short)
+
+
+def words_within(short: str, long: str) -> bool:
+    """Whether the words of an organisation's normalised name are all among another's, which
+    has more ("cook county probate court" / "probate division of the circuit court of cook
+    county", "ferrer y soler" / "ferrer & soler abogados", "red cross" / "british red
+    cross"): the little words and "and" in any language ignored, a word of its own among
+    them, no saint's name first — and not the organisation a part of it belongs to, named
+    after a comma ("tu delft" / "international student office, tu delft")."""
+    said, held = _content(short), _content(long)
+    if not said or not said < held or not _own_words(short):
+        return False
+    tail = long.rsplit(",", 1)[1] if "," in long else ""
+    return not (tail and said <= _content(tail))
+
+
+def _own_words(short: str) -> bool:
     a = _words(short)
     return (
-        extends(short, long)
+        bool(a)
         and a[0] not in _DEDICATIONS
         and any(w not in STOP_WORDS and w not in _ORG_WORDS for w in a)
     )
+
+
+# Little words an organisation's name is written with or without, in several languages.
+_CONNECTORS = frozenset(
+    {"and", "y", "e", "et", "und", "en", "of", "the", "at", "di", "de", "do", "da", "del"}
+    | {"della", "delle", "des", "du", "der", "die", "das", "la", "le", "les", "il", "s"}
+)
+
+
+def _content(norm: str) -> frozenset[str]:
+    return frozenset(w for w in _words(norm) if w not in _CONNECTORS and w not in STOP_WORDS)
 
 
 def words_added_echoed(long: str, short: str, said_of_short: str) -> bool:

@@ -5,7 +5,7 @@ the Write path runs them through ``bench_merge`` on every labelled set."""
 
 import pytest
 
-from memory.core.name_heads import first_words_of
+from memory.core.name_heads import first_words_of, words_within
 from tests.memory.core.merge_helpers import decide, node
 
 
@@ -99,3 +99,31 @@ def test_two_of_the_users_things_of_one_model_name_are_no_merge():
         node(2, "Maruti Swift", "possession", kind="THING"),
     ]
     assert decide("Swift", things, kind="THING")[0] != "merge"
+
+
+@pytest.mark.parametrize(
+    ("short", "long", "expected"),
+    [
+        ("red cross", "british red cross", True),
+        ("ferrer y soler", "ferrer & soler abogados", True),
+        ("conservatoria de lisboa", "conservatoria do registo civil de lisboa", True),
+        ("tu delft", "international student office, tu delft", False),  # what it belongs to
+        ("st john ambulance", "st john ambulance hinckley unit", False),  # a saint's name
+        ("british red cross", "red cross", False),
+    ],
+)
+def test_words_all_within_an_organisations_name(short, long, expected):
+    assert words_within(short, long) is expected
+
+
+def test_an_organisation_said_by_words_within_its_name():
+    registry = node(1, "HM Passport Office", kind="ORG")
+    assert decide("Passport Office", [registry], kind="ORG") == ("merge", 1, "words-within")
+
+
+def test_a_club_of_another_sport_is_another_club():
+    giants = node(1, "New York Giants", kind="ORG", sport="football")
+    said = {"sport": "baseball", "city": "San Francisco"}
+    assert decide("Giants", [giants], kind="ORG", **said) == ("new", None, "none")
+    assert decide("Giants", [giants], kind="ORG", sport="American football")[0] == "merge"
+    assert decide("Giants", [giants], kind="ORG", sport="soccer")[0] == "merge"
