@@ -540,9 +540,61 @@ def decide_merge(
     for rule in _RULES:
         verdict = rule(said)
         if verdict is not None:
-            return _unless_a_person_in_doubt(said, _unless_known_elsewhere(said, verdict))
+            verdict = _unless_a_person_in_doubt(said, _unless_known_elsewhere(said, verdict))
+            return _one_of_the_relation(said, verdict)
     namesake = any(n.kind == kind and new in node_forms(n) for n in differ)
-    return MergeVerdict(NEW, None, (), PROPERTIES_DIFFER if namesake else "none", {})
+    if namesake:
+        return MergeVerdict(NEW, None, (), PROPERTIES_DIFFER, {})
+    return _one_of_the_relation(said, MergeVerdict(NEW, None, (), "none", {}))
+
+
+ONE_RELATION = "one-relation"
+# Relations a user has to one person at a time: a partner, a parent, a parent-in-law, an
+# ex (the one the graph holds).
+_ONE_HOLDER = frozenset(
+    {"partner", "partner_f", "partner_m", "fiance", "mother", "father", "ex"}
+    | {"mother_in_law", "father_in_law", "stepmother", "stepfather"}
+)
+# Verdicts that found no one, or only the one person of the relation, by the name.
+_NAME_FOUND_NO_ONE = frozenset({"none", "similar", "variant"})
+
+
+def _one_of_the_relation(s: _Said, verdict: MergeVerdict) -> MergeVerdict:
+    """A person said as the user's partner, mother, father, parent-in-law or ex, when the
+    graph holds one person in that relation and the name found no one else: that person
+    ("mi amor", HAS_HUSBAND, with Diego the husband; "belle-mère", with Brigitte, the
+    mother-in-law; "Olga Sidorova", the ex-wife Olga Petrova who remarried; "阿伟", the
+    boyfriend 王伟) — the user has one at a time. Not when both give names the lists know
+    as two first names (Jordan, the partner since April; Alex, the partner the user broke up
+    with), nor against a kinship word's question (a father and a stepfather)."""
+    if s.kind != "PERSON" or verdict.rule not in _NAME_FOUND_NO_ONE or verdict.action == MERGE:
+        return verdict
+    said = s.mention.roles & _ONE_HOLDER
+    holders = [n for n in s.same_kind if not n.is_self and shares_role(said, n.roles & _ONE_HOLDER)]
+    if not said or len(holders) != 1:
+        return verdict
+    only = holders[0]
+    if verdict.action == HOLD and set(verdict.candidates) - {only.id}:
+        return verdict
+    if _two_given_names(s.new, only):
+        return verdict
+    return make_verdict(MERGE, [only.id], ONE_RELATION, {only.id: best_similarity(s.new, only)})
+
+
+def _two_given_names(new: str, node: StoredNode) -> bool:
+    """Whether the name said and every name of the node begin with first names the lists
+    know that are no forms of one another (Jordan / Alex, Karen / Patricia)."""
+    first = parse_person(new).first
+    if not is_given_name(first):
+        return False
+    group = name_group(first)
+    for form in node_forms(node):
+        other = parse_person(form).first
+        if not is_given_name(other) or other in group or name_group(other) & group:
+            return False
+        if other.startswith(first) or first.startswith(other):
+            return False
+    return True
 
 
 # Rules that merge on what a name may be short for; the known-names table may know better.

@@ -127,3 +127,24 @@ def test_a_club_of_another_sport_is_another_club():
     assert decide("Giants", [giants], kind="ORG", **said) == ("new", None, "none")
     assert decide("Giants", [giants], kind="ORG", sport="American football")[0] == "merge"
     assert decide("Giants", [giants], kind="ORG", sport="soccer")[0] == "merge"
+
+
+def test_the_one_person_of_a_relation_the_user_has_one_at_a_time():
+    husband = node(1, "Diego Herrera", "partner_m", note="my husband")
+    said = {"note": "mi amor me sorprendió con mariachis"}
+    assert decide("mi amor", [husband], roles=("partner_m",), **said) == (
+        "merge",
+        1,
+        "one-relation",
+    )
+    ex = node(1, "Olga Petrova", "ex")
+    assert decide("Olga Sidorova", [ex], roles=("ex",))[:2] == ("merge", 1)
+
+
+def test_two_first_names_or_two_holders_are_no_one_relation_merge():
+    alex = node(1, "Alex", "partner", note="broke up in January")
+    assert decide("Jordan", [alex], roles=("partner",), note="started dating in April")[0] == "new"
+    mothers = [node(1, "Maria Santos", "mother"), node(2, "Rosa Cruz", "mother")]
+    assert decide("Nanay", mothers, roles=("mother",))[0] != "merge"
+    # Said in no such relation, the name alone still decides.
+    assert decide("mi amor", [node(1, "Diego Herrera", "partner_m")])[0] == "new"
