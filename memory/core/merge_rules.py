@@ -570,7 +570,11 @@ def _one_of_the_relation(s: _Said, verdict: MergeVerdict) -> MergeVerdict:
     if s.kind != "PERSON" or verdict.rule not in _NAME_FOUND_NO_ONE or verdict.action == MERGE:
         return verdict
     said = s.mention.roles & _ONE_HOLDER
-    holders = [n for n in s.same_kind if not n.is_self and shares_role(said, n.roles & _ONE_HOLDER)]
+    if not said and _said_as_description(s):
+        # "my RA", "mi psicóloga", "научрук": no name at all, only the relation — the one
+        # person the graph holds in it, unless this one is said to be new.
+        said = s.mention.roles
+    holders = [n for n in s.same_kind if not n.is_self and shares_role(said, n.roles)]
     if not said or len(holders) != 1:
         return verdict
     only = holders[0]
@@ -579,6 +583,30 @@ def _one_of_the_relation(s: _Said, verdict: MergeVerdict) -> MergeVerdict:
     if _two_given_names(s.new, only):
         return verdict
     return make_verdict(MERGE, [only.id], ONE_RELATION, {only.id: best_similarity(s.new, only)})
+
+
+# A person said by a possessive or an article and a word for what they are.
+_DESCRIBED_BY = frozenset(
+    {"my", "our", "the", "mi", "mis", "mein", "meine", "ma", "mon", "minha", "meu", "mia"}
+    | {"mio", "il", "la", "le", "el", "moja", "moj", "mijn", "onze", "de"}
+)
+_SAID_NEW = re.compile(
+    r"\b(?:new|another|nuev[oa]s?|nouve(?:au|lle)s?|neue[rsnm]?|neu|nov[oa]s?|nuov[oa]|now[ya])\b"
+)
+
+
+def _said_as_description(s: _Said) -> bool:
+    """Whether a person is said by no name, only by what they are to the user ("my RA", "mi
+    psicóloga", "bestie", "научрук"), and not said to be a new one ("my new tandem
+    partner", "the new manager")."""
+    words = s.new.split()
+    led = words[0] in _DESCRIBED_BY
+    described = led or (s.name == s.name.lower() != s.name.upper())
+    # "My" and "Mia" are given names too: the word leading a description is not read as one.
+    if not described or any(is_given_name(w) for w in words[1 if led else 0 :]):
+        return False
+    said = " ".join([s.new, said_text(s.mention.properties)])
+    return not _SAID_NEW.search(said) and not newly_met(s.mention.properties)
 
 
 def _two_given_names(new: str, node: StoredNode) -> bool:

@@ -148,3 +148,18 @@ def test_two_first_names_or_two_holders_are_no_one_relation_merge():
     assert decide("Nanay", mothers, roles=("mother",))[0] != "merge"
     # Said in no such relation, the name alone still decides.
     assert decide("mi amor", [node(1, "Diego Herrera", "partner_m")])[0] == "new"
+
+
+def test_a_person_said_only_by_the_relation_is_its_one_holder():
+    landlady = node(1, "Gurpreet Kaur", "landlord", note="landlady of the Harehills flat")
+    said = {"note": "my landlady finally replied about the deposit"}
+    assert decide("My landlady", [landlady], roles=("landlord",), **said) == (
+        "merge",
+        1,
+        "one-relation",
+    )
+    # Said to be a new one, or with two people in the relation: not merged.
+    new = {"note": "my new landlady wants the rent on the 1st"}
+    assert decide("my landlady", [landlady], roles=("landlord",), **new)[0] == "new"
+    two = [landlady, node(2, "Mr Oduya", "landlord")]
+    assert decide("my landlady", two, roles=("landlord",), **said)[0] != "merge"
