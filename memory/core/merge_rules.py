@@ -668,7 +668,34 @@ def _unless_a_person_in_doubt(s: _Said, verdict: MergeVerdict) -> MergeVerdict:
         return make_verdict(HOLD, verdict.candidates, TITLES_DIFFER, dict(verdict.scores))
     if _placed_apart(s.mention, target):
         return make_verdict(HOLD, verdict.candidates, PLACED_APART, dict(verdict.scores))
+    if verdict.rule == "first-name" and _surname_unconnected(s, target):
+        return make_verdict(HOLD, verdict.candidates, SURNAME_UNCONNECTED, dict(verdict.scores))
     return verdict
+
+
+SURNAME_UNCONNECTED = "surname-unconnected"
+_SURNAME_PARTICLES = frozenset({"van", "von", "de", "da", "di", "du", "del", "der", "le", "la"})
+
+
+def _surname_unconnected(s: _Said, node: StoredNode) -> bool:
+    """Whether a full name is said of a person the graph knows by a given name alone, with
+    no relation to the user in common and nothing said now that is held of them ("Lukas
+    Becker added me on Facebook", Lukas the pen pal from 2005; "Amina Bello, a new mum at
+    the toddler group", Amina who teaches the madrasa class): the surname is news, and the
+    given name alone ties nothing — a question, as a lone given name is (``_unconnected``)."""
+    said = parse_person(s.new)
+    if len(said.words) < 2 or any(len(parse_person(f).words) != 1 for f in node_forms(node)):
+        return False
+    # A given name and a surname as written ("Lukas Becker", "Ludwig van Beethoven"), not
+    # a word of address or a description after it ("Rohan bhaiya", "Hannah from Bumble").
+    if not all(w[:1].isupper() or w in _SURNAME_PARTICLES for w in s.name.split()):
+        return False
+    if not s.mention.properties or not node.properties:
+        return False
+    if s.mention.roles and shares_role(s.mention.roles, node.roles):
+        return False
+    ignore = frozenset(said.words)
+    return not context_shared(s.mention.properties, node.properties, ignore=ignore)
 
 
 PLACED_APART = "placed-apart"

@@ -163,3 +163,15 @@ def test_a_person_said_only_by_the_relation_is_its_one_holder():
     assert decide("my landlady", [landlady], roles=("landlord",), **new)[0] == "new"
     two = [landlady, node(2, "Mr Oduya", "landlord")]
     assert decide("my landlady", two, roles=("landlord",), **said)[0] != "merge"
+
+
+def test_a_full_name_that_ties_nothing_to_a_given_name_alone_is_asked():
+    lukas = node(1, "Lukas", "pen_pal", note="German pen pal from 2005, lost touch")
+    said = {"note": "a guy added me on Facebook, could be my old friend from school"}
+    assert decide("Lukas Becker", [lukas], **said) == ("hold", None, "surname-unconnected")
+    # What is said now shares a telling word with what is held: the same Lukas.
+    again = {"note": "my German pen pal wrote again after all these years"}
+    assert decide("Lukas Becker", [lukas], **again)[0] == "merge"
+    # A word of address after the name is no surname.
+    rohan = node(1, "Rohan", note="cousin's friend, plays cricket")
+    assert decide("Rohan bhaiya", [rohan], note="came over for Diwali")[0] == "merge"
