@@ -122,6 +122,7 @@ from memory.core.name_heads import (
 )
 from memory.core.name_scripts import same_reading
 from memory.core.name_spelling import (
+    fold_accents,
     has_transliterable_letters,
     romanised_alike,
     spelling_keys,
@@ -1452,6 +1453,38 @@ def _model(s: _Said) -> MergeVerdict | None:
     return make_verdict(MERGE, [only.id], MODEL, {only.id: best_similarity(s.new, only)})
 
 
+EDITIONS = "editions"
+_A_YEAR = re.compile(r"^(?:19|20)\d\d$")
+_LEADING = frozenset({"the", "my", "our"})
+
+
+def _edition_words(norm: str) -> tuple[tuple[str, ...], bool]:
+    """An event's name as words without a leading "the"/"my" and without its year, and
+    whether it had one ("2024 sponsored walk" → (("sponsored", "walk"), True))."""
+    words = re.findall(r"[^\W_]+", fold_accents(norm).lower())
+    while words and words[0] in _LEADING:
+        words.pop(0)
+    kept = tuple(w for w in words if not _A_YEAR.match(w))
+    return kept, len(kept) < len(words)
+
+
+def _editions(s: _Said) -> MergeVerdict | None:
+    """An event said without its year, with two or more of its years stored (Diwali 2023
+    and Diwali 2024; "Advent of Code" with 2023's and 2024's): which one is a question. One
+    year stored is left to the other rules: a festival said again is often next year's."""
+    if s.kind != "EVENT":
+        return None
+    said, dated = _edition_words(s.new)
+    if dated or not said:
+        return None
+    years = [
+        n.id for n in s.same_kind if any(_edition_words(f) == (said, True) for f in node_forms(n))
+    ]
+    if len(years) < 2:
+        return None
+    return make_verdict(HOLD, years, EDITIONS, dict.fromkeys(years, 1.0))
+
+
 def _similar_names(s: _Said) -> MergeVerdict | None:
     """Rule 5: similar names are candidates for review; among an ORG's or a PLACE's, the
     user's own employer, school or home named by its first words merges."""
@@ -1609,6 +1642,7 @@ _RULES: tuple[Callable[[_Said], MergeVerdict | None], ...] = (
     _other_kind,
     _own_thing,
     _model,
+    _editions,
     _similar_names,
     _hinted,
 )

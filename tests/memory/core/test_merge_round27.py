@@ -175,3 +175,20 @@ def test_a_full_name_that_ties_nothing_to_a_given_name_alone_is_asked():
     # A word of address after the name is no surname.
     rohan = node(1, "Rohan", note="cousin's friend, plays cricket")
     assert decide("Rohan bhaiya", [rohan], note="came over for Diwali")[0] == "merge"
+
+
+def test_an_event_said_without_its_year_with_two_years_stored_is_asked():
+    years = [
+        node(1, "Diwali 2023", kind="EVENT", note="at the mandir"),
+        node(2, "Diwali 2024", kind="EVENT", note="lit diyas"),
+    ]
+    said = {"note": "that Diwali when the power went out"}
+    assert decide("Diwali", years, kind="EVENT", **said) == ("hold", None, "editions")
+    # The year said picks one; one year stored is left to the other rules.
+    assert decide("Diwali", years, kind="EVENT", year="2024")[2] != "editions"
+    assert decide("Diwali", years[:1], kind="EVENT")[2] != "editions"
+    walks = [
+        node(1, "2024 sponsored walk", kind="EVENT"),
+        node(2, "2025 sponsored walk", kind="EVENT"),
+    ]
+    assert decide("the sponsored walk", walks, kind="EVENT")[0] == "hold"
