@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from functools import lru_cache
 
 _WS = re.compile(r"\s+")
 # Quotes, brackets, dashes and sentence punctuation are wrapping, not part of a
@@ -34,6 +35,9 @@ def _strip_edge_punct(text: str) -> str:
     return text[start:end]
 
 
+# The merge rules compare a said name with every stored node's name and aliases, rule after
+# rule: the same few thousand strings are normalised again and again.
+@lru_cache(maxsize=65536)
 def normalise_name(name: str) -> str:
     """The comparison form of a name (SPEC §4 unique key, §5.6 rule 1).
 
