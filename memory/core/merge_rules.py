@@ -1298,6 +1298,47 @@ def _title_initial(s: _Said) -> MergeVerdict | None:
     return _one_or_several([n.id for n in fits], TITLE_INITIAL)
 
 
+GENERATIONS = "generations"
+# A generation said after a name: "Frank Miller Sr.", "Ramon Dela Cruz Jr.", "Henry Ford II".
+_GENERATION = re.compile(r"\s*,?\s+(?:sr|snr|senior|jr|jnr|junior|ii|iii|iv)\.?$")
+
+
+def _generations(s: _Said) -> MergeVerdict | None:
+    """A full name said without the generation, with father and son of that name stored
+    (Frank Miller Sr. and Frank Miller Jr.), or an initial and a surname fitting two people
+    ("J. Smith", with John and Jane Smith): which one is a question. One fitting is left to
+    the other rules."""
+    if s.kind != "PERSON" or _GENERATION.search(s.new):
+        return None
+    said = parse_person(s.new)
+    if len(said.words) < 2:
+        return None
+    if len(said.words[0]) == 1:
+        fits = [
+            n.id
+            for n in s.same_kind
+            if not n.is_self
+            and any(
+                len(p.words) >= 2
+                and p.words[-1] == said.words[-1]
+                and p.words[0][:1] == said.words[0]
+                for p in (parse_person(f) for f in node_forms(n))
+            )
+        ]
+    else:
+        fits = [
+            n.id
+            for n in s.same_kind
+            if not n.is_self
+            and any(
+                _GENERATION.search(f) and _GENERATION.sub("", f) == s.new for f in node_forms(n)
+            )
+        ]
+    if len(fits) < 2:
+        return None
+    return make_verdict(HOLD, fits, GENERATIONS, dict.fromkeys(fits, 1.0))
+
+
 def _lone_across_scripts(s: _Said) -> MergeVerdict | None:
     """A lone name said in Latin letters and stored in another script, or the other way
     round (Ahmed / أحمد, Giorgos / Γιώργος, Didi / दीदी), is the same name — but a lone
@@ -1637,6 +1678,7 @@ _RULES: tuple[Callable[[_Said], MergeVerdict | None], ...] = (
     _lone_courtesy,
     _person,
     _title_initial,
+    _generations,
     _lone_across_scripts,
     _pet,
     _other_kind,

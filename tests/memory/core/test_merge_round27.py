@@ -192,3 +192,13 @@ def test_an_event_said_without_its_year_with_two_years_stored_is_asked():
         node(2, "2025 sponsored walk", kind="EVENT"),
     ]
     assert decide("the sponsored walk", walks, kind="EVENT")[0] == "hold"
+
+
+def test_a_name_said_without_its_generation_with_father_and_son_stored_is_asked():
+    both = [node(1, "Frank Miller Sr."), node(2, "Frank Miller Jr.")]
+    assert decide("Frank Miller", both) == ("hold", None, "generations")
+    smiths = [node(1, "John Smith"), node(2, "Jane Smith")]
+    assert decide("J. Smith", smiths) == ("hold", None, "generations")
+    # One fitting is left to the other rules.
+    assert decide("R. Karthik", [node(1, "Karthik Ramasamy")])[:2] == ("merge", 1)
+    assert decide("Frank Miller Jr.", both)[:2] == ("merge", 2)
