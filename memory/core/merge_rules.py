@@ -1509,21 +1509,39 @@ def _edition_words(norm: str) -> tuple[tuple[str, ...], bool]:
     return kept, len(kept) < len(words)
 
 
+_PARENTHESIS = re.compile(r"\s*\([^)]*\)\s*$")
+
+
+def _shares_the_name(said: str, stored: str) -> bool:
+    """Whether a stored thing's name is the name said with a year or a note in brackets
+    ("mulan (1998)"), or with more words before or after it ("final fantasy vii", "lego
+    10497 galaxy explorer")."""
+    bare = _PARENTHESIS.sub("", stored)
+    return (bare != stored and bare == said) or extends(said, stored) or headed_as(said, stored)
+
+
 def _editions(s: _Said) -> MergeVerdict | None:
     """An event said without its year, with two or more of its years stored (Diwali 2023
-    and Diwali 2024; "Advent of Code" with 2023's and 2024's): which one is a question. One
-    year stored is left to the other rules: a festival said again is often next year's."""
-    if s.kind != "EVENT":
+    and Diwali 2024; "Advent of Code" with 2023's and 2024's), or a work, a set or a game
+    said by the name two stored ones share ("Mulan", the 1998 film and the 2020 one; "Final
+    Fantasy", VII and XIV; "Galaxy Explorer", two LEGO sets): which one is a question. One
+    is left to the other rules: a festival said again is often next year's."""
+    if s.kind not in ("EVENT", "THING"):
         return None
     said, dated = _edition_words(s.new)
     if dated or not said:
         return None
-    years = [
-        n.id for n in s.same_kind if any(_edition_words(f) == (said, True) for f in node_forms(n))
-    ]
-    if len(years) < 2:
+    if s.kind == "THING":
+        fits = [n.id for n in s.same_kind if any(_shares_the_name(s.new, f) for f in node_forms(n))]
+    else:
+        fits = [
+            n.id
+            for n in s.same_kind
+            if any(_edition_words(f) == (said, True) for f in node_forms(n))
+        ]
+    if len(fits) < 2:
         return None
-    return make_verdict(HOLD, years, EDITIONS, dict.fromkeys(years, 1.0))
+    return make_verdict(HOLD, fits, EDITIONS, dict.fromkeys(fits, 1.0))
 
 
 def _similar_names(s: _Said) -> MergeVerdict | None:

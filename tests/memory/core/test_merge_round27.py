@@ -202,3 +202,15 @@ def test_a_name_said_without_its_generation_with_father_and_son_stored_is_asked(
     # One fitting is left to the other rules.
     assert decide("R. Karthik", [node(1, "Karthik Ramasamy")])[:2] == ("merge", 1)
     assert decide("Frank Miller Jr.", both)[:2] == ("merge", 2)
+
+
+def test_a_thing_said_by_the_name_two_stored_ones_share_is_asked():
+    films = [node(1, "Mulan (1998)", kind="THING"), node(2, "Mulan (2020)", kind="THING")]
+    assert decide("Mulan", films, kind="THING", note="watched it on Sunday") == (
+        "hold",
+        None,
+        "editions",
+    )
+    games = [node(1, "Final Fantasy VII", kind="THING"), node(2, "Final Fantasy XIV", kind="THING")]
+    assert decide("Final Fantasy", games, kind="THING")[0] == "hold"
+    assert decide("Mulan", films[:1], kind="THING")[2] != "editions"
