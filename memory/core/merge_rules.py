@@ -480,9 +480,17 @@ def decide_merge(
          Among an ORG's or a PLACE's candidates, the user's own employer, school or home
          named by its first words → merge ("own-place", ``merge_places.own_place``); an
          ORG's or a THING's name typed one letter wrong, the only candidate → merge
-         ("misspelt", ``_misspelt``: Volkswagon / Volkswagen);
+         ("misspelt", ``_misspelt``: Volkswagon / Volkswagen); an ORG said by part of the
+         one candidate's name → merge ("first-words", "words-within": ``_part_of_name``),
+         or with words after it that the candidate's note says → merge ("words-held").
+         Before rule 5: the user's thing by its model ("model": Kuga, the Ford Kuga), and
+         an event, a work or a set said by the name several stored ones share (Diwali with
+         2023's and 2024's, "Mulan" with two films) → hold ("editions");
       6. a hint naming a same-kind node's name or alias exactly → hold ("hint");
       7. otherwise new ("none").
+    A person left new, or asked about among no one else, whom the user names in a relation
+    the graph holds one person in (a partner, a parent, "my landlady") is that person
+    ("one-relation": ``_one_of_the_relation``).
 
     Output: a ``MergeVerdict``; ``scores`` are 1.0 for rule matches (edit similarity for a
     respelling) and the best edit similarity over the node's name and aliases otherwise.
