@@ -1533,13 +1533,18 @@ def _editions(s: _Said) -> MergeVerdict | None:
     and Diwali 2024; "Advent of Code" with 2023's and 2024's), or a work, a set or a game
     said by the name two stored ones share ("Mulan", the 1998 film and the 2020 one; "Final
     Fantasy", VII and XIV; "Galaxy Explorer", two LEGO sets): which one is a question. One
-    is left to the other rules: a festival said again is often next year's."""
+    is left to the other rules: a festival said again is often next year's; and a thing
+    said in lower case is a common word ("group"), not a title."""
     if s.kind not in ("EVENT", "THING"):
         return None
     said, dated = _edition_words(s.new)
     if dated or not said:
         return None
     if s.kind == "THING":
+        # A title or a name ("Mulan", "Final Fantasy"), not a common word: "group", said
+        # beside a support group and a focus group, is no question worth asking.
+        if s.name[:1].islower():
+            return None
         fits = [n.id for n in s.same_kind if any(_shares_the_name(s.new, f) for f in node_forms(n))]
     else:
         fits = [

@@ -214,3 +214,8 @@ def test_a_thing_said_by_the_name_two_stored_ones_share_is_asked():
     games = [node(1, "Final Fantasy VII", kind="THING"), node(2, "Final Fantasy XIV", kind="THING")]
     assert decide("Final Fantasy", games, kind="THING")[0] == "hold"
     assert decide("Mulan", films[:1], kind="THING")[2] != "editions"
+
+
+def test_a_common_word_is_no_title_two_things_share():
+    groups = [node(1, "support group", kind="THING"), node(2, "focus group", kind="THING")]
+    assert decide("group", groups, kind="THING")[2] != "editions"
