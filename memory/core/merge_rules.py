@@ -106,6 +106,7 @@ from memory.core.name_heads import (
     POSSESSOR,
     WEEKDAY,
     WORD_ORDER,
+    edition_words,
     event_head,
     extends,
     first_words_of,
@@ -114,6 +115,7 @@ from memory.core.name_heads import (
     one_occasion,
     one_occasion_said_otherwise,
     qualified,
+    shares_the_name,
     with_day,
     with_kind_word,
     with_stated_type,
@@ -122,7 +124,6 @@ from memory.core.name_heads import (
 )
 from memory.core.name_scripts import same_reading
 from memory.core.name_spelling import (
-    fold_accents,
     has_transliterable_letters,
     romanised_alike,
     spelling_keys,
@@ -635,8 +636,10 @@ def _two_given_names(new: str, node: StoredNode) -> bool:
 
 
 # Rules that merge on what a name may be short for; the known-names table may know better.
+FIRST_WORDS = "first-words"
+WORDS_WITHIN = "words-within"
 _SHORT_FORM_RULES = frozenset(
-    {ACRONYM, OWN_PLACE, CLIPPED, SPELLING, DESCRIPTION, KNOWN_NAME, "first-words", "words-within"}
+    {ACRONYM, OWN_PLACE, CLIPPED, SPELLING, DESCRIPTION, KNOWN_NAME, FIRST_WORDS, WORDS_WITHIN}
 )
 KNOWN_ELSEWHERE = "known-elsewhere"
 
@@ -1503,29 +1506,6 @@ def _model(s: _Said) -> MergeVerdict | None:
 
 
 EDITIONS = "editions"
-_A_YEAR = re.compile(r"^(?:19|20)\d\d$")
-_LEADING = frozenset({"the", "my", "our"})
-
-
-def _edition_words(norm: str) -> tuple[tuple[str, ...], bool]:
-    """An event's name as words without a leading "the"/"my" and without its year, and
-    whether it had one ("2024 sponsored walk" → (("sponsored", "walk"), True))."""
-    words = re.findall(r"[^\W_]+", fold_accents(norm).lower())
-    while words and words[0] in _LEADING:
-        words.pop(0)
-    kept = tuple(w for w in words if not _A_YEAR.match(w))
-    return kept, len(kept) < len(words)
-
-
-_PARENTHESIS = re.compile(r"\s*\([^)]*\)\s*$")
-
-
-def _shares_the_name(said: str, stored: str) -> bool:
-    """Whether a stored thing's name is the name said with a year or a note in brackets
-    ("mulan (1998)"), or with more words before or after it ("final fantasy vii", "lego
-    10497 galaxy explorer")."""
-    bare = _PARENTHESIS.sub("", stored)
-    return (bare != stored and bare == said) or extends(said, stored) or headed_as(said, stored)
 
 
 def _editions(s: _Said) -> MergeVerdict | None:
@@ -1537,7 +1517,7 @@ def _editions(s: _Said) -> MergeVerdict | None:
     said in lower case is a common word ("group"), not a title."""
     if s.kind not in ("EVENT", "THING"):
         return None
-    said, dated = _edition_words(s.new)
+    said, dated = edition_words(s.new)
     if dated or not said:
         return None
     if s.kind == "THING":
@@ -1545,12 +1525,12 @@ def _editions(s: _Said) -> MergeVerdict | None:
         # beside a support group and a focus group, is no question worth asking.
         if s.name[:1].islower():
             return None
-        fits = [n.id for n in s.same_kind if any(_shares_the_name(s.new, f) for f in node_forms(n))]
+        fits = [n.id for n in s.same_kind if any(shares_the_name(s.new, f) for f in node_forms(n))]
     else:
         fits = [
             n.id
             for n in s.same_kind
-            if any(_edition_words(f) == (said, True) for f in node_forms(n))
+            if any(edition_words(f) == (said, True) for f in node_forms(n))
         ]
     if len(fits) < 2:
         return None
@@ -1585,16 +1565,16 @@ def _similar_names(s: _Said) -> MergeVerdict | None:
     if not similar:
         return None
     scores = {n.id: best_similarity(s.new, n) for n in similar}
-    part = _part_of_name(s, similar[0]) if len(similar) == 1 else None
-    if part is not None and not _begun_alike(s, similar[0]):
-        return make_verdict(MERGE, [similar[0].id], part, scores)
-    if len(similar) == 1 and _added_words_held(s, similar[0]):
-        return make_verdict(MERGE, [similar[0].id], WORDS_HELD, scores)
+    if len(similar) == 1:
+        only = similar[0]
+        part = _part_of_name(s, only)
+        if part is not None and not _begun_alike(s, only):
+            return make_verdict(MERGE, [only.id], part, scores)
+        if _added_words_held(s, only):
+            return make_verdict(MERGE, [only.id], WORDS_HELD, scores)
     return make_verdict(HOLD, [n.id for n in similar], "similar", scores)
 
 
-FIRST_WORDS = "first-words"
-WORDS_WITHIN = "words-within"
 WORDS_HELD = "words-held"
 
 
@@ -1638,13 +1618,7 @@ def _part_of_name(s: _Said, only: StoredNode) -> str | None:
         if any(words_within(s.new, f) for f in forms)
         else None
     )
-    unconnected = (
-        isinstance(s.mention.properties.get("note"), str)
-        and isinstance(only.properties.get("note"), str)
-        and not context_shared(
-            s.mention.properties, only.properties, ignore=frozenset(s.new.split())
-        )
-    )
+    unconnected = _notes_share_nothing(s.mention, only, ignore=frozenset(s.new.split()))
     return None if unconnected else part
 
 
@@ -2255,11 +2229,16 @@ def _unconnected(new: str, mention: Mention, node: StoredNode) -> bool:
     """Whether a lone given name said with a note and no relation, against a person of the
     name the graph holds with a note, shares no telling word with it (``context_shared``):
     a name alone ties nothing ("Ahmed fixed my laptop"; Ahmed the Uber driver)."""
+    return not mention.roles and _notes_share_nothing(mention, node, ignore=frozenset({new}))
+
+
+def _notes_share_nothing(mention: Mention, node: StoredNode, *, ignore: frozenset[str]) -> bool:
+    """Whether a note was said now and one is held, and they share no telling word
+    (``context_shared``; the words in ``ignore``, the name said, are none)."""
     return (
         isinstance(mention.properties.get("note"), str)
         and isinstance(node.properties.get("note"), str)
-        and not mention.roles
-        and not context_shared(mention.properties, node.properties, ignore=frozenset({new}))
+        and not context_shared(mention.properties, node.properties, ignore=ignore)
     )
 
 

@@ -234,6 +234,31 @@ def words_added_echoed(long: str, short: str, said_of_short: str) -> bool:
 _ECHO_STEM = 5
 
 
+_A_YEAR = re.compile(r"^(?:19|20)\d\d$")
+_LEADING = frozenset({"the", "my", "our"})
+
+
+def edition_words(norm: str) -> tuple[tuple[str, ...], bool]:
+    """An event's normalised name as words without a leading "the"/"my" and without its
+    year, and whether it had one ("2024 sponsored walk" → (("sponsored", "walk"), True))."""
+    words = _words(norm)
+    while words and words[0] in _LEADING:
+        words.pop(0)
+    kept = tuple(w for w in words if not _A_YEAR.match(w))
+    return kept, len(kept) < len(words)
+
+
+_PARENTHESIS = re.compile(r"\s*\([^)]*\)\s*$")
+
+
+def shares_the_name(said: str, stored: str) -> bool:
+    """Whether a stored thing's normalised name is the name said with a year or a note in
+    brackets ("mulan (1998)"), or with more words before or after it ("final fantasy vii",
+    "lego 10497 galaxy explorer")."""
+    bare = _PARENTHESIS.sub("", stored)
+    return (bare != stored and bare == said) or extends(said, stored) or headed_as(said, stored)
+
+
 def with_stated_type(said: str, stored: str, properties: Mapping[str, object]) -> bool:
     """Whether a normalised name is a stored one with the type the graph states of it said
     after it ("garbage day newsletter" / "garbage day", type newsletter; "the rest is history
