@@ -31,7 +31,7 @@ from memory.core.merge_types import (
     make_verdict,
     node_forms,
 )
-from memory.core.name_spelling import name_words
+from memory.core.name_spelling import FOREIGN_ARTICLES, name_words
 from memory.core.person_roles import (
     GOD_ROLES,
     contradicts,
@@ -110,6 +110,16 @@ KINSHIP_WORDS: Mapping[str, frozenset[str]] = {
     **dict.fromkeys(("suegro", "sogro", "schwiegervater"), frozenset({"father_in_law"})),
     **dict.fromkeys(("madrina", "madrinha", "marraine"), frozenset({"godmother"})),
     **dict.fromkeys(("padrino", "padrinho", "parrain"), frozenset({"godfather"})),
+    # Round 28: Welsh, Irish and Northern English (Mam, Mammy; Taid and Nain, grandfather and
+    # grandmother in North Wales), French (Mémé, folded), Hindi and Punjabi with the
+    # respectful -ji (Dadaji, Nanaji, Dadiji, Naniji) and Japanese (obaachan, ojiichan).
+    # "Pop" is a father or a grandfather, as Papa is — and often a father-in-law.
+    **dict.fromkeys(("mam", "mammy"), _MOTHER),
+    **dict.fromkeys(("pop", "pops"), _FATHER | _GRANDFATHER | frozenset({"father_in_law"})),
+    **dict.fromkeys(
+        ("nain", "meme", "dadiji", "naniji", "obaachan", "obaasan", "baachan"), _GRANDMOTHER
+    ),
+    **dict.fromkeys(("taid", "dadaji", "nanaji", "ojiichan", "ojiisan", "jiichan"), _GRANDFATHER),
     "hubby": frozenset({"partner_m"}),
     "wifey": frozenset({"partner_f"}),
     "bhabhi": frozenset({"sister_in_law"}),
@@ -120,6 +130,8 @@ KINSHIP_WORDS: Mapping[str, frozenset[str]] = {
 KINSHIP_NAMES: Mapping[str, frozenset[str]] = {
     **dict.fromkeys(("gogo", "dadi", "ouma", "nan", "nanna", "lola", "tutu"), _GRANDMOTHER),
     "saba": _GRANDFATHER,
+    # Pépé, folded: also a pet form of José.
+    "pepe": _GRANDFATHER,
 }
 # A kinship title said before a first name ("Aunt Rosa", "Tía Rosa", "Oma Ingrid") → the
 # relation it says the person has to the user.
@@ -128,6 +140,10 @@ KIN_TITLES: Mapping[str, str] = {
     "oupa": "grandfather",
     "ouma": "grandmother",
     **dict.fromkeys(("uncle", "tio", "tito", "onkel", "zio"), "uncle"),
+    # Afrikaans (round 28): Oom and Tannie, said to any older man or woman as to an uncle or
+    # an aunt ("Oom Koos" the neighbour).
+    "oom": "uncle",
+    "tannie": "aunt",
     # Persian: a mother's sister, a father's sister; a father's brother, a mother's brother.
     **dict.fromkeys(("khaleh", "ammeh"), "aunt"),
     # Portuguese vô and vó (grandfather, grandmother), one word once the accents are folded.
@@ -171,6 +187,8 @@ KIN_SUFFIXES: Mapping[str, str] = {
 # the neighbour): they tell the person's gender and rule out a sister or a father, but are
 # no evidence against a neighbour or a family friend.
 COURTESY_TITLES = frozenset({"aunty", "auntie", "uncle"})
+# ... and so, in Turkish and Afrikaans, are Amca, Teyze, Oom and Tannie (round 28).
+COURTESY_TITLES |= {"amca", "teyze", "oom", "tannie"}
 # One each: a full name said as the user's mother (father) is the node named "Mom" ("Dad").
 _ONE_EACH = frozenset({"mother", "father"})
 
@@ -184,8 +202,11 @@ def kinship_meanings(
 
 
 def _kinship_word(norm: str) -> str:
-    """The one word a kinship word said alone is ("ah ma" is "ahma"), else ""."""
+    """The one word a kinship word said alone is ("ah ma" is "ahma"; "la nonna" is "nonna":
+    an article is no name), else ""."""
     words = name_words(norm)
+    if len(words) == 2 and words[0] in FOREIGN_ARTICLES:
+        words = words[1:]
     if len(words) == 2 and words[0] == "ah":
         return "ah" + words[1]
     return words[0] if len(words) == 1 else ""

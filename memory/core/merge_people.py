@@ -74,6 +74,7 @@ from memory.core.person_names import (
 )
 from memory.core.person_roles import (
     PEOPLE_ROLES,
+    RANKS,
     TITLES,
     family_roles,
     same_close_family,
@@ -826,6 +827,8 @@ _SURNAME_TITLES = frozenset(
         *("mademoiselle", "mlle", "senor", "senora", "senorita", "sra", "srta", "senhor"),
         *("senhora", "signor", "signore", "signora", "signorina", "pani", "meneer"),
         *("mevrouw", "doctora", "doutor", "doutora", "dottore", "dottoressa"),
+        # Round 28: a rank ("Sgt Jones", "Capitaine Moreau").
+        *RANKS,
     }
 )
 

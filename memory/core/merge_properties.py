@@ -53,6 +53,7 @@ __all__ = [
     "said_same_place",
     "said_text",
     "someone_elses_animal",
+    "someone_elses_named",
     "species_class",
     "states_region",
     "type_class",
@@ -73,7 +74,7 @@ ROLE_DIFFERS = "role-differs"
 # year of an event or of a thing (a film and its remake, two cars). A person's city is not
 # among them — people move — and their age only when two ages are too far apart for one
 # person (``_ages_apart``).
-_LOCATION_KEYS = ("city", "state", "province", "county", "region", "country")
+_LOCATION_KEYS = ("city", "state", "province", "county", "region", "country", "department")
 # The organisation something belongs to or happens at: a department of Spotify is not L'Oréal's,
 # a job interview at Deloitte is not the one at KPMG.
 _COMPANY_KEYS = ("company", "employer")
@@ -129,18 +130,19 @@ ROLE_KEYS = ("role", "occupation", "job")
 # Words for one class of thing; two values in two classes contradict, a value in none is
 # unknown (a breed, a rarer animal) and contradicts nothing.
 _SPECIES = {
-    "dog": "dog puppy pup doggo hound canine собака пёс пес щенок",
-    "cat": "cat kitten kitty feline кот кошка котёнок котенок",
+    "dog": "dog puppy pup doggo hound canine bitch собака пёс пес щенок",
+    "cat": "cat kitten kitty feline moggy кот кошка котёнок котенок",
     "rabbit": "rabbit bunny",
     "bird": "bird parrot budgie parakeet canary cockatiel",
     "fish": "fish goldfish betta",
     "rodent": "hamster gerbil mouse rat",
     "guinea pig": "guinea",
-    "horse": "horse pony mare stallion gelding",
-    "cow": "cow calf heifer",
+    "horse": "horse pony mare stallion gelding filly colt",
+    "cow": "cow calf heifer bull bullock steer",
+    "pig": "pig sow boar piglet",
     "goat": "goat billy",
-    "sheep": "sheep lamb ewe",
-    "chicken": "chicken hen rooster",
+    "sheep": "sheep lamb ewe tup",
+    "chicken": "chicken hen rooster cockerel",
     "duck": "duck duckling",
     "tortoise": "tortoise turtle",
     "snake": "snake python",
@@ -544,7 +546,7 @@ def _whose(value: object) -> str:
 
 
 # Someone's animal in the user's words: "Derek's dog", "Jo's cat next door".
-_SOMEONES_ANIMAL = re.compile(r"\w['’]s\s+(\w+)(?:['’]s)?(?:\s+(\w+))?")
+_SOMEONES_ANIMAL = re.compile(r"\w(?:['’]s|s['’])\s+(\w+)(?:['’]s)?(?:\s+(\w+))?(?:\s+(\w+))?")
 
 
 def with_noted_species(name: str, properties: Mapping[str, object]) -> Mapping[str, object]:
@@ -610,6 +612,32 @@ def someone_elses_animal(said: Mapping[str, object]) -> bool:
         for words in _SOMEONES_ANIMAL.findall(v.lower())
         for word in words
     )
+
+
+# Whose a place or a thing is said to be, just before its name: a capitalised name's or a
+# noun's possessive ("Dai's Nell", "the Hendersons' Top Field", "the neighbour's pug Rex"),
+# or "his", "her", "their", with up to two words between ("Dai's young bitch Nell").
+_WHOSE = r"(?:\b([A-Z][\w-]*|the\s+[a-z]+)(?:['’]s|s['’])|\b(?:his|her|their))\s+(?:[\w-]+\s+){0,2}"
+
+
+def someone_elses_named(name: str, said: Mapping[str, object], *, kin: bool) -> bool:
+    """Whether what is said names the place or thing as someone else's ("the Hendersons
+    have put their Top Field into wheat"; "Dad's Purple Heart"). ``kin``: a relative's
+    counts too ("Dad's"); else only someone outside the family's, since the user's family
+    share what they own with the user ("Mum's car" is often the family car)."""
+    text = said_text(said, as_written=True)
+    for match in re.finditer(_WHOSE + re.escape(name) + r"\b", text):
+        whose = (match.group(1) or "").lower().removeprefix("the ").strip()
+        if kin or not whose or role_word(whose) not in _FAMILY_WORDS:
+            return True
+    return False
+
+
+# The words for relatives whose things are the family's (``someone_elses_named``).
+_FAMILY_WORDS = frozenset(
+    {"mother", "father", "parent", "partner", "partner_f", "partner_m", "grandmother"}
+    | {"grandfather", "sister", "brother", "son", "daughter", "mum", "mom", "dad", "family"}
+)
 
 
 # A thing said to replace another, or another copy of one ("a new Émonda SL 6 to replace the

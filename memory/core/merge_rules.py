@@ -77,6 +77,7 @@ from memory.core.merge_properties import (
     same_letters,
     someone_elses_animal,
     someone_elses_group,
+    someone_elses_named,
     species_class,
     states_region,
     type_class,
@@ -131,7 +132,7 @@ from memory.core.name_spelling import (
     without_article,
 )
 from memory.core.person_forms import TRANSLITERATION, is_latin_word
-from memory.core.person_names import ARTICLES, SPELLING, contradicts, parse_person
+from memory.core.person_names import ARTICLES, SPELLING, contradicts, parse_person, rank_of
 from memory.core.person_roles import (
     ADULT,
     FORMER_PET,
@@ -518,6 +519,8 @@ def decide_merge(
         countries=noted_countries(said_of) if kind in ("ORG", "EVENT") else frozenset(),
         whose=whose(said_of, own=OWN in mention.roles, name=name),
         someones_animal=someone_elses_animal(mention.properties),
+        someones_named=kind in _OWNED_KINDS
+        and someone_elses_named(name, mention.properties, kin=False),
         called_alike=kind in ("PERSON", "OTHER")
         and another_of_the_name(normalise_name(name), mention.properties),
         species=noted_species(said_of)
@@ -678,6 +681,8 @@ def _unless_a_person_in_doubt(s: _Said, verdict: MergeVerdict) -> MergeVerdict:
     target = next(n for n in s.same_kind if n.id == verdict.target)
     if _titles_apart(parse_person(s.new).title, target):
         return make_verdict(HOLD, verdict.candidates, TITLES_DIFFER, dict(verdict.scores))
+    if _ranks_apart(s, target):
+        return make_verdict(HOLD, verdict.candidates, RANKS_DIFFER, dict(verdict.scores))
     if _placed_apart(s.mention, target):
         return make_verdict(HOLD, verdict.candidates, PLACED_APART, dict(verdict.scores))
     if verdict.rule == "first-name" and _surname_unconnected(s, target):
@@ -734,6 +739,27 @@ TITLES_DIFFER = "titles-differ"
 # "Herr Weber" of Prof. Dr. Weber and "Frau Dr. Hoffmann".
 _COURTESY_TITLES = frozenset({"mr", "mrs", "ms", "miss", "mx"})
 _PROFESSION_TITLES = frozenset({"dr", "doctor", "prof", "professor"})
+
+
+RANKS_DIFFER = "ranks-differ"
+# What says the rank said now is a promotion ("just made detective", "is now a Major").
+_PROMOTED = re.compile(r"\b(?:promot\w*|made|now\s+an?|now\s+the|new\s+rank)\b")
+
+
+def _ranks_apart(s: _Said, node: StoredNode) -> bool:
+    """Whether a person said with a rank is stored with another rank only ("Deputy Tate" /
+    Sheriff Tate, "Capitaine Moreau" / Adjudant-chef Moreau, "Staff Sergeant" / "Sergeant
+    Major" Okafor): two people of one surname in one service as often as one promoted —
+    unless what is said tells of the promotion."""
+    said = rank_of(s.new)
+    if not said:
+        return False
+    known = {rank_of(f) for f in node_forms(node)} - {""}
+    if not known:
+        # "Officer Reyes" and Daniel Reyes, the friend who is a police officer: a friend or
+        # relative is not spoken of by a rank and a surname.
+        return bool(family_roles(node.roles) or "friend" in node.roles)
+    return said not in known and not _PROMOTED.search(said_text(s.mention.properties).lower())
 
 
 def _titles_apart(said_title: str, node: StoredNode) -> bool:
@@ -1709,6 +1735,7 @@ class _ApartSaid:
     countries: frozenset[str]
     whose: str
     someones_animal: bool
+    someones_named: bool
     replaces: bool
     another_copy: bool
     called_alike: bool
@@ -1757,6 +1784,9 @@ def _set_apart(
         # The user's aunt is not the woman everyone calls Aunty, "not related".
         or (kind == "PERSON" and _unrelated_kin(mention, node))
         or _another_animal(mention, node, someones_animal=apart.someones_animal)
+        # The Hendersons' Top Field is not the user's own Top Field; the Purple Heart the
+        # user was given is not Dad's.
+        or (kind in _OWNED_KINDS and _owned_apart(mention, node, apart.someones_named))
         # "A new puppy called Biscuit" is not Biscuit "the college cat".
         or _species_apart(apart.species, node)
         # "My wife's cousin, also called Zhang Wei"; "named her newborn Amara after my
@@ -1926,6 +1956,25 @@ def _another_occasion(mention: Mention, node: StoredNode) -> bool:
     return occasions_differ(mention.properties, stored, attended=attended)
 
 
+# Kinds of node the user owns by name (a field, a medal, a tractor) — animals are
+# ``_another_animal``'s.
+_OWNED_KINDS = frozenset({"PLACE", "THING"})
+
+
+def _owned_apart(mention: Mention, node: StoredNode, someones_named: bool) -> bool:
+    """Whether one of a place or thing of one name is the user's own and the other is said
+    to be someone else's: the user's Top Field and "the Hendersons' Top Field" (not a
+    relative's: the family's things are shared), the user's own Purple Heart and "Dad's
+    Purple Heart"."""
+    if node.roles & _OWNED and not mention.roles & _OWNED:
+        return someones_named
+    return bool(
+        mention.roles & _OWNED
+        and not node.roles & _OWNED
+        and someone_elses_named(node.name, node.properties, kin=True)
+    )
+
+
 def _another_animal(mention: Mention, node: StoredNode, *, someones_animal: bool) -> bool:
     """The puppy named after the dog that died is another animal (the stored one had, or
     said to have died; the one said now young or new: ``newcomer_after_death``); so is
@@ -2007,6 +2056,11 @@ def _description_verdict(
     """Rule 2f (``descriptions``): "my sister", "the church" — the one stored node of the
     kind that fits the description → merge ("description"), several → hold, none → None
     (the other rules go on: "my dad" is the kinship rule's)."""
+    by_trade = kind == "PERSON" and len(described) == 2 and described[-1] in _TRADE_NOUNS
+    if by_trade:
+        # "the scanning man", "the AI man", "the Teagasc man": a trade or an employer said
+        # with a word for a person — the person known by it.
+        described = described[:1]
     if kind == "PERSON" and len(described) > 1:
         # "my yoga teacher", "my sister in Glasgow", "the pottery teacher": a relation or a
         # role with what tells one apart, every word of it known of the person.
@@ -2032,6 +2086,7 @@ def _description_verdict(
                     or (english and role_said(english, n.properties))
                     # "el cura": Padre Miguel, a priest by his title.
                     or called_by(english or word, n)
+                    or (by_trade and _known_by_trade(word, n.properties))
                 )
             ]
             return _one_or_several(fitting, DESCRIPTION) if fitting else None
@@ -2100,6 +2155,38 @@ def _description_verdict(
     return _one_or_several(fitting, DESCRIPTION) if fitting else None
 
 
+# The words for a person said after a trade ("the gas man", "the dinner lady"): round 28.
+_TRADE_NOUNS = frozenset({"man", "woman", "lady", "guy", "bloke", "fella", "fellow", "chap"})
+
+
+def _known_by_trade(word: str, properties: Mapping[str, object]) -> bool:
+    """Whether a person's stated role is the trade said with another ending ("scanning":
+    sheep scanner) or their note names them by the word ("teagasc": "our Teagasc
+    adviser")."""
+    stem = _trade_stem(word)
+    roles = [
+        w
+        for key in ROLE_KEYS
+        if isinstance(properties.get(key), str)
+        for w in re.findall(r"\w+", properties[key].lower())
+    ]
+    if len(stem) >= 4 and any(_trade_stem(w) == stem for w in roles):
+        return True
+    note = properties.get("note")
+    return isinstance(note, str) and bool(
+        re.search(rf"\b(?:our|my)\s+{re.escape(word)}\b", note.lower())
+    )
+
+
+def _trade_stem(word: str) -> str:
+    """A trade word without its ending: scanning, scanner → scan; shearing, shearer → shear."""
+    for ending in ("ing", "ers", "er", "or"):
+        if word.endswith(ending) and len(word) - len(ending) >= 4:
+            word = word[: -len(ending)]
+            break
+    return word[:-1] if len(word) > 4 and word[-1] == word[-2] else word
+
+
 def _noted_as(word: str, properties: Mapping[str, object]) -> bool:
     """Whether a person's note is a short description ending in the word ("our couples
     therapist", "Lucas's sister")."""
@@ -2152,7 +2239,11 @@ def _unless_roles_differ(
     tradesman = (
         family_roles(mention.roles)
         and not family_roles(target.roles)
-        and any(target.properties.get(key) for key in ROLE_KEYS)
+        and (
+            any(target.properties.get(key) for key in ROLE_KEYS)
+            # ... or by a rank: "Ash", the brother-in-law, and Sgt Ashley Grant.
+            or any(rank_of(f) for f in node_forms(target))
+        )
     )
     # "Kofi", the tour guide, and Kofi Mensah the friend from university: someone said only
     # by a trade, with no tie to the user, is not on a first name the friend or family member

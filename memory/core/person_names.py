@@ -50,7 +50,12 @@ from memory.core.first_names import (
 )
 from memory.core.name_spelling import FOREIGN_ARTICLES, fold_accents, name_parts, name_words
 from memory.core.person_roles import (
+    GIVEN_NAME_TITLES,
+    INITIAL_RANKS,
     POST_TITLES,
+    RANK_PARTS,
+    RANK_WORDS,
+    RANKS,
     TITLES,
     contradicts,
     gender_of,
@@ -73,6 +78,7 @@ __all__ = [
     "name_group",
     "one_letter_apart",
     "parse_person",
+    "rank_of",
     "relate_first_names",
     "roles_from_relations",
 ]
@@ -146,7 +152,7 @@ def parse_person(norm: str) -> PersonName:
     if len(words) >= 3 and words[0] in ARTICLES and words[1] in TITLES and len(parts) == len(words):
         # "le père Antoine", "el padre Miguel", "the Reverend Smith": the article is no name.
         words, parts = words[1:], parts[1:]
-    title = words[0] if len(words) >= 2 and words[0] in TITLES else ""
+    title, start = _leading_title(words)
     if not title and len(words) >= 2 and words[-1] in POST_TITLES:
         # "Watanabe Sensei": an honorific after the name, read as a title before it.
         return PersonName(words[-1], tuple(words[:-1]), tuple(words[:-1]))
@@ -155,14 +161,54 @@ def parse_person(norm: str) -> PersonName:
         if honorific in POST_TITLES:  # "Sharma-ji": the honorific joined by a hyphen
             rest = (*words[:-1], name)
             return PersonName(honorific, rest, rest)
-    start = 1 if title else 0
-    # Titles stacked before a name ("Prof. Dr. Klaus Weber", "Rev. Dr. King") are one title.
-    while title and len(words) - start >= 2 and words[start] in TITLES:
-        start += 1
     split = tuple(words[start:])
     if len(parts) == len(words):  # one part per word: the hyphens can be told apart
         split = (*words[start : start + 1], *(p for word in parts[start + 1 :] for p in word))
     return PersonName(title, tuple(words[start:]), split)
+
+
+def _leading_title(words: list[str]) -> tuple[str, int]:
+    """The title said before a name and how many words it takes, ("", 0) for none. Titles
+    stacked before a name ("Prof. Dr. Klaus Weber", "Rev. Dr. King", "Lt Col Whitaker") are
+    one title, named by its first; a rank of several words ("Colour Sergeant", "Sqn Ldr",
+    "Airman First Class") is one title too. A name is left after it."""
+    if len(words) >= 2 and words[0] in GIVEN_NAME_TITLES and is_given_name(words[1]):
+        return words[0], 1
+    if len(words) >= 3 and words[0] in INITIAL_RANKS:
+        return words[0], 1
+    title, start = "", 0
+    while len(words) - start >= 2:
+        word = words[start]
+        if word in TITLES:
+            title = title or word
+        elif not (word in RANK_PARTS and (title or _rank_ahead(words, start + 1))):
+            break
+        start += 1
+    return (title, start) if title else ("", 0)
+
+
+@lru_cache(maxsize=8192)
+def rank_of(norm: str) -> str:
+    """The rank a normalised name is said with, each word written in full ("c/sgt
+    ainsworth" → "colour sergeant"; "lt col dana whitaker" → "lieutenant colonel"), "" when
+    it has none (no title, or only a courtesy: "mr")."""
+    words = name_words(norm)
+    _, start = _leading_title(words)
+    said = [w for w in words[:start] if w in RANKS or w in INITIAL_RANKS or w in RANK_PARTS]
+    if said == [w for w in said if w in RANK_PARTS]:
+        return ""
+    return " ".join(RANK_WORDS.get(w, w) for w in said)
+
+
+def _rank_ahead(words: list[str], start: int) -> bool:
+    """Whether the words from ``start`` are parts of a rank and then a rank, with a name
+    left after it ("sergeant ainsworth" after "colour")."""
+    for i in range(start, len(words) - 1):
+        if words[i] in TITLES:
+            return True
+        if words[i] not in RANK_PARTS:
+            return False
+    return False
 
 
 def _latin(word: str) -> bool:

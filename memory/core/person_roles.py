@@ -15,12 +15,17 @@ from collections.abc import Iterable, Mapping
 __all__ = [
     "ADMIRED",
     "FORMER_PET",
+    "GIVEN_NAME_TITLES",
+    "INITIAL_RANKS",
     "PEOPLE_ROLES",
     "PET",
     "PET_ROLES",
     "PLANNED",
     "POSSESSION",
     "POST_TITLES",
+    "RANKS",
+    "RANK_PARTS",
+    "RANK_WORDS",
     "TIE_ROLES",
     "TITLES",
     "WENT",
@@ -139,6 +144,96 @@ TITLES: Mapping[str, str] = {
     "little": "",
     "lil": "",
 }
+# Round 28: ranks of the armed forces, the police and the fire service, said before a
+# surname or a full name as a title is ("Sgt Owen Jones", "Capt. Okoro", "Hauptmann Weber",
+# "porucznik Nowak", "Detective Luis Dominguez"), with their usual abbreviations. A rank says
+# no gender; people are promoted, so two ranks never tell two people apart. Not "DI", "DC",
+# "PC", "PO" nor "Di": those are also a nickname (Di) or initials.
+RANKS = frozenset(
+    {
+        *("private", "pte", "pvt", "pfc", "trooper", "gunner", "sapper", "airman", "sra"),
+        *("corporal", "cpl", "lcpl", "bombardier", "bdr", "sergeant", "serjeant", "sgt"),
+        *("sarge", "csgt", "ssgt", "gunny", "gysgt", "msgt", "rsm", "csm", "wo1", "wo2"),
+        *("lieutenant", "lt", "lieut", "2lt", "1lt", "captain", "capt", "cpt", "major"),
+        *("maj", "colonel", "col", "brigadier", "brig", "general", "gen", "admiral", "adm"),
+        *("commodore", "commander", "cdr", "cmdr", "ensign", "midshipman", "marshal"),
+        *("officer", "detective", "det", "inspector", "insp", "dci", "dsi", "constable"),
+        *("superintendent", "supt", "sheriff", "deputy", "chief", "leader", "ldr"),
+        # The same ranks in German, French, Polish, Spanish, Portuguese, Italian, Russian
+        # and Turkish, as the name is written there (accents folded).
+        *("hauptmann", "oberst", "oberstleutnant", "leutnant", "oberleutnant", "feldwebel"),
+        *("oberfeldwebel", "hauptfeldwebel", "stabsfeldwebel", "unteroffizier"),
+        *("gefreiter", "obergefreiter", "capitaine", "sergent", "adjudant", "adjudantchef"),
+        *("caporal", "commandant", "porucznik", "podporucznik", "kapitan", "pulkownik"),
+        *("sierzant", "kapral", "teniente", "capitan", "coronel", "sargento", "cabo"),
+        *("comandante", "tenente", "capitano", "colonnello", "maresciallo", "brigadiere"),
+        *("капитан", "майор", "полковник", "сержант", "лейтенант", "генерал"),
+        *("soldado", "soldato", "soldat", "szeregowy", "рядовой", "cpo"),
+    }
+)
+# Words that make a rank of two or three words ("Colour Sergeant", "C/Sgt", "Lance
+# Corporal", "Gunnery Sergeant", "Squadron Leader", "Wing Commander", "Petty Officer",
+# "Station Officer", "Airman First Class"): part of the title only beside a rank.
+RANK_PARTS = frozenset(
+    {
+        *("colour", "color", "c", "s", "staff", "lance", "gunnery", "squadron", "sqn"),
+        *("wing", "wg", "flight", "flt", "group", "gp", "petty", "chief", "master"),
+        *("senior", "first", "second", "class", "company", "regimental", "warrant"),
+        *("station", "police", "fire", "air", "vice", "rear", "field", "leading"),
+    }
+)
+TITLES = {**TITLES, **dict.fromkeys(RANKS, "")}
+# A rank's abbreviations and other spellings, each word as the rank is written in full, to
+# tell whether two ranks said are one ("Sgt", "Sergeant"; "RSM", a WO1's appointment).
+RANK_WORDS: Mapping[str, str] = {
+    **dict.fromkeys(("sgt", "serjeant", "sarge"), "sergeant"),
+    **dict.fromkeys(("capt", "cpt"), "captain"),
+    **dict.fromkeys(("lt", "lieut"), "lieutenant"),
+    **dict.fromkeys(("cdr", "cmdr"), "commander"),
+    **dict.fromkeys(("pte", "pvt"), "private"),
+    **dict.fromkeys(("c", "color"), "colour"),
+    **dict.fromkeys(("rsm", "wo1"), "wo1"),
+    **dict.fromkeys(("csm", "wo2"), "wo2"),
+    **dict.fromkeys(("gunny", "gysgt"), "gunnery sergeant"),
+    "col": "colonel",
+    "maj": "major",
+    "gen": "general",
+    "brig": "brigadier",
+    "adm": "admiral",
+    "cpl": "corporal",
+    "lcpl": "lance corporal",
+    "csgt": "colour sergeant",
+    "ssgt": "staff sergeant",
+    "msgt": "master sergeant",
+    "s": "staff",
+    "sra": "senior airman",
+    "det": "detective",
+    "insp": "inspector",
+    "supt": "superintendent",
+    "sqn": "squadron",
+    "ldr": "leader",
+    "wg": "wing",
+    "flt": "flight",
+    "gp": "group",
+    "bdr": "bombardier",
+    **dict.fromkeys(("soldado", "soldato", "soldat", "szeregowy", "рядовой"), "private"),
+    "cpo": "chief petty officer",
+    "di": "detective inspector",
+    "dc": "detective constable",
+    "ds": "detective sergeant",
+    "pc": "police constable",
+    "po": "petty officer",
+    "wo": "warrant officer",
+}
+# Ranks of two letters that are also initials or a nickname ("Di", "DC"): a rank only
+# before a full name ("DI Mark Bellamy", "PO Sarah Quinn").
+INITIAL_RANKS = frozenset({"di", "dc", "ds", "pc", "po", "wo"})
+# Round 28: courtesies said before a given name to an older man or woman, as Mr and Mrs are
+# before a surname: Brazilian Seu and Dona, Greek Kyr and Kyria, Romanian Nea.
+TITLES |= {"seu": "m", "kyr": "m", "κυρ": "m", "kyria": "f", "κυρια": "f"}
+# Don and Doña (Spanish), Dona (Portuguese) and Nea (Romanian) are given names too: a title
+# only before a given name ("Don Aurelio", "Nea Ion"; "Don Smith" is a Don).
+GIVEN_NAME_TITLES: Mapping[str, str] = {"don": "m", "dona": "f", "nea": "m"}
 
 _SYNONYMS = {
     "mom": "mother",
@@ -308,6 +403,8 @@ POST_TITLES = frozenset(
     # Turkish (Mehmet Bey, Ayşe Hanım, Ayşe Abla, Ali Abi), Persian and Urdu (Reza Agha,
     # Maryam Khanum, Imran Sahib).
     | {"bey", "hanim", "abla", "abi", "efendi", "agha", "khanum", "khanom", "sahib", "saheb"}
+    # Round 28: a commander, said after the name in Turkish ("Mehmet komutan").
+    | {"komutan"}
 )
 _PEOPLE = _KIN | _PARTNER | _SOCIAL
 # Ties both people have to each other: the user who is X's friend has X as a friend.
@@ -765,8 +862,8 @@ def gender_of(
         elif role in _MALE:
             seen.add("m")
     for title in titles:
-        if TITLES.get(title):
-            seen.add(TITLES[title])
+        if said := TITLES.get(title) or GIVEN_NAME_TITLES.get(title):
+            seen.add(said)
     for key, value in (properties or {}).items():
         if str(key).lower() not in {"gender", "sex", "pronouns"} or not isinstance(value, str):
             continue
