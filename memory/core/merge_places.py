@@ -40,8 +40,9 @@ _AMPERSANDS = re.compile(r"(?<=[A-Z])&(?=[A-Z])")
 MIN_ACRONYM, MAX_ACRONYM = 2, 6
 # Function words inside names in other languages, left out of acronyms as "of" is
 # (Universidade de São Paulo is USP).
+# ... and Polish "w" (in), Dutch "en" (and): Koło Gospodyń Wiejskich w Zalesiu is KGW.
 _PARTICLES = frozenset(
-    "de da do dos das del della di du des la le les van von der den y e et und".split()
+    "de da do dos das del della di du des la le les van von der den y e et und w en".split()
 )
 
 
@@ -169,7 +170,34 @@ def acronym_matches(
             found.append(node.id)
             weak = all(len("".join(_tokens(short))) <= MIN_ACRONYM for short in shorts)
             sure = sure and (not weak or bool(node.roles & TIE_ROLES))
-    return found, sure
+    if found or kind != "ORG":
+        return found, sure
+    # Round 28: a club's or a union's acronym of its name but a word at either end, a place or
+    # a country ("YFC", Kington Young Farmers Club; "the WI", Llanfair Women's Institute;
+    # "LTO", Land- en Tuinbouw Organisatie Nederland): the one organisation the user belongs
+    # to, or a question among those; of others, no match (a charity's initials are its own
+    # known name: "SVP").
+    partial = [
+        node
+        for node in same_kind
+        if not node.is_self and node.roles & TIE_ROLES and _acronym_but_an_end(name, node.name)
+    ]
+    return [n.id for n in partial], len(partial) == 1
+
+
+def _acronym_but_an_end(short: str, long: str) -> bool:
+    """Whether ``short`` is one acronym of three letters or more (two with "the": "the WI")
+    that spells all the words of ``long`` but its first or its last."""
+    tokens = _tokens(short)
+    said = short.strip().lower().startswith("the ")
+    if len(tokens) != 1 or not _acronym(tokens[0]) or len(tokens[0]) < (2 if said else 3):
+        return False
+    letters = tokens[0].lower()
+    for words in _expansions(long, "ORG"):
+        for part in (words[1:], words[:-1]):
+            if len(part) == len(letters) and "".join(w[0] for w in part) == letters:
+                return True
+    return False
 
 
 def _lead_words(norm: str, kind: str) -> list[str]:

@@ -79,7 +79,8 @@ KIND_WORDS: dict[str, frozenset[str]] = {
     ),
     "TOPIC": frozenset({"music"}),
     "PREFERENCE": frozenset({"music", "food", "cuisine"}),
-    "PLACE": frozenset({"national park", "islands"}),
+    # Round 28: a farm or a ranch said without the word ("Balnacraig" / Balnacraig Farm).
+    "PLACE": frozenset({"national park", "islands", "farm", "ranch"}),
     # An app is what its name alone means ("Strava app" / Strava).
     "THING": frozenset({"app"}),
 }
@@ -107,7 +108,18 @@ def with_kind_word(a: str, b: str, kind: str) -> bool:
         return True
     # ... or, for a place to eat or stay, the word before it ("Da Mario" / Trattoria Da Mario).
     before = " ".join(long[: len(long) - len(short)])
-    return kind == "ORG" and long[len(long) - len(short) :] == short and before in _ORG_WORDS_BEFORE
+    ending = long[len(long) - len(short) :] == short
+    return ending and (
+        (kind == "ORG" and before in _ORG_WORDS_BEFORE)
+        or (kind == "PLACE" and before in _PLACE_WORDS_BEFORE)
+    )
+
+
+# Round 28: a camp or an estate said without the word before its name ("Bastion" / Camp
+# Bastion, "La Esperanza" / Estancia La Esperanza).
+_PLACE_WORDS_BEFORE = frozenset(
+    {"camp", "estancia", "hacienda", "finca", "fazenda", "rancho", "quinta"}
+)
 
 
 def _qualified_kind(head: str, kind_words: frozenset[str]) -> bool:

@@ -144,3 +144,27 @@ def test_a_place_in_another_department_is_another_place():
     granges = node(1, "Les Granges", kind="PLACE", department="Corrèze")
     assert decide("Les Granges", [granges], kind="PLACE", department="Jura")[0] == "new"
     assert decide("Les Granges", [granges], kind="PLACE", department="Corrèze")[0] == "merge"
+
+
+def test_a_clubs_acronym_of_its_name_but_the_place_is_the_one_the_user_belongs_to():
+    yfc = node(1, "Kington Young Farmers Club", "membership", kind="ORG")
+    assert decide("YFC", [yfc], kind="ORG") == ("merge", 1, "acronym")
+    wi = node(1, "Llanfair Women's Institute", "membership", kind="ORG")
+    assert decide("the WI", [wi], kind="ORG")[:2] == ("merge", 1)
+    lto = node(1, "Land- en Tuinbouw Organisatie Nederland", "membership", kind="ORG")
+    assert decide("LTO", [lto], kind="ORG")[:2] == ("merge", 1)
+    # Of one the user has no tie to, the letters may be another's; two letters without
+    # "the" are too few.
+    untied = node(1, "Kington Young Farmers Club", kind="ORG")
+    assert decide("YFC", [untied], kind="ORG")[0] == "new"
+    assert decide("WI", [wi], kind="ORG")[0] == "new"
+
+
+def test_a_camp_estate_or_farm_said_without_its_word():
+    bastion = node(1, "Camp Bastion", kind="PLACE", note="Helmand, 2010")
+    assert decide("Bastion", [bastion], kind="PLACE") == ("merge", 1, "kind-word")
+    farm = node(1, "Balnacraig", kind="PLACE", note="Hamish's farm next door")
+    assert decide("Balnacraig Farm", [farm], kind="PLACE") == ("merge", 1, "kind-word")
+    # Fort is part of a place's name, not a word for its kind.
+    fort = node(1, "Fort William", kind="PLACE")
+    assert decide("William", [fort], kind="PLACE")[0] != "merge"
