@@ -36,7 +36,7 @@ from memory.core.merge_types import (
     node_forms,
 )
 from memory.core.name_scripts import across_scripts
-from memory.core.name_spelling import is_latin_word
+from memory.core.name_spelling import is_latin_word, transliteration_key
 from memory.core.person_forms import (
     FAMILY_ROLE,
     MIDDLE_NAME,
@@ -163,6 +163,14 @@ def _person_match(inc: PersonName, form: PersonName) -> str | None:
             why = relate_first_names(a[0], b[0])
             # "отец Алексей": Father Alexei Ivanov, the first name in another script.
             return ("first-name" if why == "nickname" else why) or lone_transliterated(a, b)
+        # "κυρία Ελένη" / Kyria Eleni: one title and one name, in two scripts.
+        if (
+            form.title
+            and len(b) == 1
+            and transliteration_key(f"{inc.title} {a[0]}")
+            == transliteration_key(f"{form.title} {b[0]}")
+        ):
+            return TRANSLITERATION
         return None
     if form.title and len(b) == 1:
         if _surname_of(b[0], a):

@@ -43,6 +43,7 @@ __all__ = [
     "noted_countries",
     "noted_species",
     "occasions_differ",
+    "place_noted_in",
     "placed_apart",
     "properties_differ",
     "replaces_another",
@@ -463,6 +464,44 @@ def noted_qualifier(name: str, said: Mapping[str, object]) -> str:
         if len(region) > 3 and place_countries(region):
             return " ".join(_words(region))
     return ""
+
+
+# Where a note puts a place by the places around it: "drove to Atlanta", "near Lahore",
+# "in Uruguay", or the place's own name with its region ("Alexandria, Virginia").
+_AROUND = re.compile(r"\b(in|from|to|near|outside)\s+([A-Z][\w'’-]*(?:\s+[A-Z][\w'’-]*){0,2})")
+
+
+def place_noted_in(name: str, said: Mapping[str, object]) -> frozenset[str]:
+    """The countries (ISO codes) a note puts a place of ``name`` in: a country or a US
+    state named after "in", "from", "to", "near" or "outside", or after the place's own
+    name and a comma ("Alexandria, Virginia"); a city of one country, named after any of
+    those but "in" ("drove to Atlanta", "near Lahore" — "in Belém" is as often a district of
+    another city). The place's own name counts for nothing (Georgia is a country and a
+    state)."""
+    text = said_text(said, as_written=True)
+    own = fold_accents(name).lower().strip()
+    phrases = [(m.group(2), m.group(1) != "in") for m in _AROUND.finditer(text)]
+    phrases += [
+        (region, False)
+        for region in re.findall(
+            rf"{re.escape(name.strip())},\s+([A-Z][\w'’-]*(?:\s+[A-Z][\w'’-]*){{0,2}})",
+            text,
+            flags=re.IGNORECASE,
+        )
+    ]
+    found: set[str] = set()
+    for phrase, city in phrases:
+        words = phrase.split()
+        for n in range(len(words), 0, -1):
+            said_place = " ".join(words[:n])
+            if fold_accents(said_place).lower() == own or len(said_place) < 4:
+                continue
+            iso = country_iso(said_place) or state_country(said_place)
+            countries = frozenset({iso}) if iso else place_countries(said_place) if city else ()
+            if len(countries) == 1:
+                found |= countries
+                break
+    return frozenset(found)
 
 
 def placed_apart(noted: frozenset[str], stored: Mapping[str, object]) -> bool:

@@ -29,7 +29,7 @@ from memory.core.descriptions import (
     someone_elses,
 )
 from memory.core.first_names import is_given_name, name_group
-from memory.core.kinship import KINSHIP_WORDS, people_verdict
+from memory.core.kinship import KINSHIP_WORDS, kinship_meanings, people_verdict
 from memory.core.known_names import known_alike, known_elsewhere, name_key
 from memory.core.merge_orgs import LEGAL_FORM, org_core_words, same_company
 from memory.core.merge_people import (
@@ -66,6 +66,7 @@ from memory.core.merge_properties import (
     noted_qualifier,
     noted_species,
     occasions_differ,
+    place_noted_in,
     placed_apart,
     properties_differ,
     replaces_another,
@@ -132,10 +133,19 @@ from memory.core.name_spelling import (
     without_article,
 )
 from memory.core.person_forms import TRANSLITERATION, is_latin_word
-from memory.core.person_names import ARTICLES, SPELLING, contradicts, parse_person, rank_of
+from memory.core.person_names import (
+    ARTICLES,
+    SHORT_FORM,
+    SPELLING,
+    contradicts,
+    parse_person,
+    rank_of,
+    relate_first_names,
+)
 from memory.core.person_roles import (
     ADULT,
     FORMER_PET,
+    GIVEN_NAME_TITLES,
     MINOR,
     OWN,
     PEOPLE_ROLES,
@@ -683,6 +693,12 @@ def _unless_a_person_in_doubt(s: _Said, verdict: MergeVerdict) -> MergeVerdict:
         return make_verdict(HOLD, verdict.candidates, TITLES_DIFFER, dict(verdict.scores))
     if _ranks_apart(s, target):
         return make_verdict(HOLD, verdict.candidates, RANKS_DIFFER, dict(verdict.scores))
+    if parse_person(s.new).title in GIVEN_NAME_COURTESIES and any(
+        not r.endswith("_in_law") for r in family_roles(target.roles)
+    ):
+        # "Kyria Eleni", Yiayia's neighbour, and Eleni the user's grandmother: nobody calls
+        # their own family Mrs or Don — an in-law, maybe ("Don Paco", the father-in-law).
+        return make_verdict(HOLD, verdict.candidates, COURTESY_FOR_FAMILY, dict(verdict.scores))
     if _placed_apart(s.mention, target):
         return make_verdict(HOLD, verdict.candidates, PLACED_APART, dict(verdict.scores))
     if verdict.rule == "first-name" and _surname_unconnected(s, target):
@@ -737,11 +753,21 @@ def _placed_apart(mention: Mention, node: StoredNode) -> bool:
 TITLES_DIFFER = "titles-differ"
 # Titles of courtesy and titles of a profession or a degree. Not Herr and Frau: German says
 # "Herr Weber" of Prof. Dr. Weber and "Frau Dr. Hoffmann".
-_COURTESY_TITLES = frozenset({"mr", "mrs", "ms", "miss", "mx"})
-_PROFESSION_TITLES = frozenset({"dr", "doctor", "prof", "professor"})
+_COURTESY_TITLES = frozenset({"mr", "mrs", "ms", "miss", "mx", "san"})
+# ... and a teacher's title (round 28): "Tanaka-sensei" the teacher, "Tanaka-san" a mum at
+# the school gate; "Ustadha Fatima" the Quran teacher, "Miss Fatima" the teaching assistant.
+_PROFESSION_TITLES = frozenset(
+    {"dr", "doctor", "prof", "professor", "sensei", "ustadha", "ustaz", "ustadh"}
+)
+# Miss and Mrs: a woman named with one and stored with the other is as often another woman
+# of the surname (the young teacher, the office manager "there forever") as one married.
+_MARITAL_TITLES = frozenset({"miss", "mrs"})
 
 
 RANKS_DIFFER = "ranks-differ"
+COURTESY_FOR_FAMILY = "courtesy-for-family"
+# Courtesies said before a given name (``person_roles``): Seu, Dona, Don, Kyr, Kyria, Nea.
+GIVEN_NAME_COURTESIES = frozenset({"seu", "kyr", "κυρ", "kyria", "κυρια", *GIVEN_NAME_TITLES})
 # What says the rank said now is a promotion ("just made detective", "is now a Major").
 _PROMOTED = re.compile(r"\b(?:promot\w*|made|now\s+an?|now\s+the|new\s+rank)\b")
 
@@ -764,8 +790,10 @@ def _ranks_apart(s: _Said, node: StoredNode) -> bool:
 
 def _titles_apart(said_title: str, node: StoredNode) -> bool:
     """Whether a title said and the titles a stored person is named with are one of courtesy
-    and the other of a profession ("Dr Hughes" / Mr Hughes)."""
+    and the other of a profession ("Dr Hughes" / Mr Hughes), or Miss and Mrs."""
     known = {parse_person(f).title for f in node_forms(node)} - {""}
+    if said_title in _MARITAL_TITLES and known and known <= _MARITAL_TITLES - {said_title}:
+        return True
     classes = [(t in _COURTESY_TITLES, t in _PROFESSION_TITLES) for t in {said_title, *known}]
     return bool(said_title and known) and any(c for c, _ in classes) and any(p for _, p in classes)
 
@@ -886,6 +914,42 @@ def _stopless(norm: str) -> str:
     return " ".join(norm.replace(".", " ").split())
 
 
+def _person_alias(s: _Said, alias: list[int]) -> MergeVerdict | None:
+    """A person said by the alias one stored person goes by (round 28): not one the
+    mention's relation contradicts ("my sister's newborn, little Theo", the brother
+    Theodoros "Theo"); and a question when another stored person has the name as a first
+    name or a nickname of it (Theo Martin, the boss; Samantha Lee for "Sam")."""
+    fits = [
+        n
+        for n in s.same_kind
+        if n.id in alias and not contradicts(s.mention.roles, n.roles, s.mention.gender, n.gender)
+    ]
+    if not fits:
+        return None
+    if len(fits) == 1 and s.mention.roles & PEOPLE_ROLES <= fits[0].roles:
+        others = [
+            n.id
+            for n in s.same_kind
+            if n.id != fits[0].id and not n.is_self and _first_named(s.new, n)
+        ]
+        if others and not s.mention.roles & PEOPLE_ROLES:
+            ids = [fits[0].id, *others]
+            return make_verdict(HOLD, ids, "alias-ambiguous", dict.fromkeys(ids, 1.0))
+    return _one_or_several([n.id for n in fits], "alias")
+
+
+def _first_named(said: str, node: StoredNode) -> bool:
+    """Whether a stored person of two words or more has the name said as their first name,
+    or the first name of which it is a nickname or a short form (Sam, Samantha)."""
+    for form in node_forms(node):
+        words = parse_person(form).words
+        if len(words) >= 2 and (
+            words[0] == said or relate_first_names(said, words[0]) in ("nickname", SHORT_FORM)
+        ):
+            return True
+    return False
+
+
 def _alias(s: _Said) -> MergeVerdict | None:
     """Rule 2: an alias, a name a property states (a code, a handle), a title's part."""
     alias = [n.id for n in s.same_kind if s.new in node_forms(n)[1:]]
@@ -899,6 +963,8 @@ def _alias(s: _Said) -> MergeVerdict | None:
             if s.new in node_forms(n)[1:]
             or (bare != s.new and bare in {_unarticled(f) for f in node_forms(n)[1:]})
         ]
+    if alias and s.kind == "PERSON":
+        return _person_alias(s, alias)
     if alias:
         return _one_or_several(alias, "alias")
     known_as = [
@@ -1205,7 +1271,15 @@ SOMEONE_ELSES = "someone-elses"
 def _someone_elses_relative(s: _Said) -> MergeVerdict | None:
     """A person said as someone else's relative ("his sister", Lucas's) is not the user's
     relative of that word (Inès, the user's sister): the one person held as someone's
-    sister ("Lucas's sister"), none of them the user's, else someone new."""
+    sister ("Lucas's sister"), none of them the user's, else someone new. So is a kinship
+    word said as a name that the note gives as someone's ("my husband's obaachan")."""
+    if (
+        s.kind == "PERSON"
+        and kinship_meanings(s.new)
+        and not s.mention.roles & PEOPLE_ROLES
+        and re.search(rf"\w['’]s\s+{re.escape(s.name.lower())}\b", said_text(s.mention.properties))
+    ):
+        return MergeVerdict(NEW, None, (), SOMEONE_ELSES, {})
     if s.kind != "PERSON" or not s.name.lower().startswith(_THIRD_PERSON):
         return None
     described = description_words(s.new)
@@ -1775,6 +1849,8 @@ def _set_apart(
         or (bool(apart.someones_roles & node.roles) and not apart.someones_roles & mention.roles)
         # "Springfield, Massachusetts, where my brother moved" is not Springfield, Illinois.
         or (bool(apart.qualifier) and _qualified_apart(new, apart.qualifier, node))
+        # "Drove to Atlanta, Georgia" is not Georgia, "from Tbilisi" (round 28).
+        or (kind == "PLACE" and _noted_in_two_countries(new, mention, node))
         # "My cousin's congregation" is not the synagogue the user belongs to.
         or (
             bool(apart.someones_group)
@@ -1808,6 +1884,27 @@ def _set_apart(
         or (apart.replaces and new not in node_forms(node))
         or (apart.another_copy and new in node_forms(node))
     )
+
+
+def _noted_in_two_countries(new: str, mention: Mention, node: StoredNode) -> bool:
+    """Whether what was said of a place and what is held of a stored place of its name put
+    them in two countries, each by the places around it ("to Atlanta", "near Lahore") or a
+    stated country or region (``place_noted_in``): two places of one name."""
+    said = place_noted_in(new, mention.properties) | _stated_countries(mention.properties)
+    if not said:
+        return False
+    held = place_noted_in(node.name, node.properties) | _stated_countries(node.properties)
+    return bool(held) and said.isdisjoint(held)
+
+
+def _stated_countries(properties: Mapping[str, object]) -> frozenset[str]:
+    """The countries a place's stated country, state or city is in, when each names one."""
+    found = [
+        place_countries(str(properties[key]))
+        for key in ("country", "state", "province", "city")
+        if isinstance(properties.get(key), str)
+    ]
+    return frozenset().union(*(c for c in found if len(c) == 1))
 
 
 def _qualified_apart(new: str, qualifier: str, node: StoredNode) -> bool:
