@@ -11,6 +11,7 @@ any of them.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
@@ -120,11 +121,46 @@ KINSHIP_WORDS: Mapping[str, frozenset[str]] = {
         ("nain", "meme", "dadiji", "naniji", "obaachan", "obaasan", "baachan"), _GRANDMOTHER
     ),
     **dict.fromkeys(("taid", "dadaji", "nanaji", "ojiichan", "ojiisan", "jiichan"), _GRANDFATHER),
+    # Round 29: grandparents in Korean (halmeoni, and oe- and chin- for the mother's and the
+    # father's side), Swedish (mormor, farmor, morfar, farfar), Turkish (anneanne,
+    # babaanne), Mandarin (laolao, nainai, waipo; yeye, laoye, waigong — and in characters),
+    # Vietnamese (bà ngoại, bà nội; ông ngoại, ông nội, said as two words), Thai (khun yai,
+    # khun ta), Arabic (teta, jiddo, sido), Persian (maman bozorg, pedar bozorg) and Yoruba
+    # (iya agba, baba agba); Korean and Chinese words for a mother and a father; aunts and
+    # uncles in Korean (gomo), Hindi and Urdu (chachu, mamaji, bua), Russian and Greek
+    # (dyadya, tyotya; theia, thios); an elder brother in Hindi (bhaiya).
+    **dict.fromkeys(
+        (
+            *("halmeoni", "halmoni", "oehalmeoni", "chinhalmeoni", "할머니", "mormor"),
+            *("farmor", "anneanne", "babaanne", "babanne", "laolao", "nainai", "waipo"),
+            *("奶奶", "姥姥", "外婆", "bangoai", "banoi", "khunyai", "teta", "mamanbozorg"),
+            *("iyaagba",),
+        ),
+        _GRANDMOTHER,
+    ),
+    **dict.fromkeys(
+        (
+            *("harabeoji", "halabeoji", "할아버지", "morfar", "farfar", "yeye", "laoye"),
+            *("waigong", "爷爷", "姥爷", "外公", "ongngoai", "ongnoi", "khunta", "jiddo"),
+            *("sido", "pedarbozorg", "babaagba"),
+        ),
+        _GRANDFATHER,
+    ),
+    **dict.fromkeys(("엄마", "妈妈"), _MOTHER),
+    **dict.fromkeys(("아빠", "爸爸"), _FATHER),
+    **dict.fromkeys(("gomo", "bua", "tyotya", "theia"), frozenset({"aunt"})),
+    **dict.fromkeys(("chachu", "mamaji", "dyadya", "thios"), frozenset({"uncle"})),
+    "bhaiya": frozenset({"brother"}),
     "hubby": frozenset({"partner_m"}),
     "wifey": frozenset({"partner_f"}),
     "bhabhi": frozenset({"sister_in_law"}),
     "jiju": frozenset({"brother_in_law"}),
 }
+# Kinship words said as two words ("khun yai", "ba ngoai"), joined.
+_JOINED = frozenset(
+    {"bangoai", "banoi", "khunyai", "khunta", "mamanbozorg", "pedarbozorg", "iyaagba"}
+    | {"babaagba", "ongngoai", "ongnoi"}
+)
 # Kinship words that are also given names in the lists (Gogo, Dadi, Ouma, Nan, Lola): a
 # relation only when the user says it ("Gogo", the user's grandmother), else a name.
 KINSHIP_NAMES: Mapping[str, frozenset[str]] = {
@@ -144,6 +180,9 @@ KIN_TITLES: Mapping[str, str] = {
     # an aunt ("Oom Koos" the neighbour).
     "oom": "uncle",
     "tannie": "aunt",
+    # Round 29: Russian, Greek and Arabic ("Dyadya Misha", "Theia Maria", "Ammu Tariq").
+    **dict.fromkeys(("dyadya", "thios", "ammu", "ammo"), "uncle"),
+    **dict.fromkeys(("tyotya", "theia", "khala", "khalto"), "aunt"),
     # Persian: a mother's sister, a father's sister; a father's brother, a mother's brother.
     **dict.fromkeys(("khaleh", "ammeh"), "aunt"),
     # Portuguese vô and vó (grandfather, grandmother), one word once the accents are folded.
@@ -207,8 +246,9 @@ def _kinship_word(norm: str) -> str:
     words = name_words(norm)
     if len(words) == 2 and words[0] in FOREIGN_ARTICLES:
         words = words[1:]
-    if len(words) == 2 and words[0] == "ah":
-        return "ah" + words[1]
+    if len(words) == 2 and (words[0] == "ah" or "".join(words) in _JOINED):
+        # "Ah Ma", "Khun Yai", "Bà Ngoại", "Maman Bozorg": one kinship word said in two.
+        return "".join(words)
     return words[0] if len(words) == 1 else ""
 
 
@@ -264,9 +304,11 @@ def _word_verdict(
     meanings = KINSHIP_WORDS.get(word) or KINSHIP_NAMES[word]
     said = frozenset(m for m in meanings if shares_role(frozenset({m}), mention.roles))
     meanings = said or meanings
+    side = _SIDES.get(word, "")
     exact, loose, namesakes = [], [], []
     for node in same_kind:
-        if node.is_self:
+        if node.is_self or (side and _side_of(node) not in ("", side)):
+            # "Waipo", the mother's mother, is not the grandmother on the father's side.
             continue
         if node.roles & meanings or (
             _named_as(node, meanings) and not contradicts(meanings, node.roles)
@@ -291,6 +333,42 @@ def _word_verdict(
     if found:
         return make_verdict(HOLD, found, f"{KINSHIP}-ambiguous", scores)
     return None
+
+
+# Round 29: the kinship words that say which side of the family (the mother's: "m"; the
+# father's: "f"), as Hindi, Korean, Swedish, Turkish, Mandarin and Vietnamese do.
+_SIDES: Mapping[str, str] = {
+    **dict.fromkeys(
+        (
+            *("nani", "nanaji", "naniji", "oehalmeoni", "mormor", "morfar", "anneanne"),
+            *("laolao", "waipo", "姥姥", "外婆", "laoye", "waigong", "姥爷", "外公"),
+            *("bangoai", "ongngoai", "mamaji"),
+        ),
+        "m",
+    ),
+    **dict.fromkeys(
+        (
+            *("dadi", "dadaji", "dadiji", "dadu", "chinhalmeoni", "farmor", "farfar"),
+            *("babaanne", "babanne", "nainai", "奶奶", "yeye", "爷爷", "banoi", "ongnoi"),
+            *("chachu", "bua", "gomo"),
+        ),
+        "f",
+    ),
+}
+_MOTHERS_SIDE = re.compile(r"\b(?:mum|mom|mam|mother|mama)['’]s\b|\bmaternal\b")
+_FATHERS_SIDE = re.compile(r"\b(?:dad|father|papa)['’]s\b|\bpaternal\b")
+
+
+def _side_of(node: StoredNode) -> str:
+    """Which side of the user's family a stored relative is on: by a kinship word of one
+    side among their names ("奶奶"), else by their note ("mum's mother", "paternal"); ""
+    when neither says, or both."""
+    for form in node_forms(node):
+        if side := _SIDES.get(_kinship_word(form), ""):
+            return side
+    note = str(node.properties.get("note") or "").lower()
+    mothers, fathers = bool(_MOTHERS_SIDE.search(note)), bool(_FATHERS_SIDE.search(note))
+    return "m" if mothers and not fathers else "f" if fathers and not mothers else ""
 
 
 def _parent_named_by_kinship(

@@ -17,6 +17,7 @@ from rapidfuzz.distance import OSA, Levenshtein
 from memory.core.cleaning import SELF_PLACEHOLDERS, normalise_name
 from memory.core.clipped_names import CLIPPED, clipped
 from memory.core.descriptions import (
+    DETERMINERS,
     description_words,
     english_word,
     fits_description,
@@ -2152,7 +2153,52 @@ def _description_verdict(
 ) -> MergeVerdict | None:
     """Rule 2f (``descriptions``): "my sister", "the church" — the one stored node of the
     kind that fits the description → merge ("description"), several → hold, none → None
-    (the other rules go on: "my dad" is the kinship rule's)."""
+    (the other rules go on: "my dad" is the kinship rule's). A person no relation or role
+    fits may be the one whose note opens with the description (``_noted_description``)."""
+    verdict = _fitting_description(new, described, kind, same_kind, mention, tied=tied)
+    if verdict is None and kind == "PERSON":
+        return _noted_description(new, same_kind, mention)
+    return verdict
+
+
+def _noted_description(
+    new: str, same_kind: Sequence[StoredNode], mention: Mention
+) -> MergeVerdict | None:
+    """Round 29: a person described as their note describes them, at its start — "the
+    school nurse" / "the school nurse at Oakfield", "the violin teacher" / "Maya's
+    peripatetic violin teacher", "Ollie's mum" / "Ollie's mum; we share the school run": the
+    one person whose note's first clause is the description, after a determiner or
+    someone's name and a word or two; several → a question. Not one without the relation
+    said ("my solicitor at Harper Lane", the trainee solicitor there), nor when what is
+    said tells of a new one ("the new CO took over")."""
+    words = new.split()
+    phrase = " ".join(words[1:] if words[0] in DETERMINERS else words)
+    if not phrase or (phrase == new and "'s " not in new):
+        return None
+    if re.search(rf"\bnew\s+{re.escape(phrase)}\b", said_text(mention.properties)):
+        return None
+    wanted = mention.roles & PEOPLE_ROLES
+    opening = rf"^(?:(?:the|a|an|my|our|\w+['’]s)\s+)?(?:[\w-]+\s+){{0,2}}{re.escape(phrase)}\b"
+    noted = [
+        n.id
+        for n in same_kind
+        if not n.is_self
+        and (not wanted or shares_role(wanted, n.roles))
+        and isinstance(note := n.properties.get("note"), str)
+        and re.search(opening, re.split(r"[,;.(]", note.lower(), maxsplit=1)[0].strip())
+    ]
+    return _one_or_several(noted, DESCRIPTION) if noted else None
+
+
+def _fitting_description(
+    new: str,
+    described: tuple[str, ...],
+    kind: str,
+    same_kind: Sequence[StoredNode],
+    mention: Mention,
+    *,
+    tied: bool = False,
+) -> MergeVerdict | None:
     by_trade = kind == "PERSON" and len(described) == 2 and described[-1] in _TRADE_NOUNS
     if by_trade:
         # "the scanning man", "the AI man", "the Teagasc man": a trade or an employer said

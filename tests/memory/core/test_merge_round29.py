@@ -78,3 +78,41 @@ def test_miss_and_mrs_of_one_surname_are_a_question():
 def test_a_teachers_title_and_a_courtesy_are_a_question():
     sensei = node(1, "Tanaka-sensei", note="Yui's homeroom teacher")
     assert decide("Tanaka-san", [sensei]) == ("hold", None, "titles-differ")
+
+
+def test_a_person_described_as_their_note_opens():
+    nurse = node(1, "Nurse Lorraine", note="the school nurse at Oakfield, did the hearing tests")
+    assert decide("the school nurse", [nurse]) == ("merge", 1, "description")
+    violin = node(2, "Mrs Ellis", note="Maya's peripatetic violin teacher, comes on Wednesdays")
+    assert decide("the violin teacher", [nurse, violin])[:2] == ("merge", 2)
+    mum = node(3, "Claire Pemberton", note="Ollie's mum; we share the school run")
+    assert decide("Ollie's mum", [nurse, mum])[:2] == ("merge", 3)
+    # Two notes of the description are a question; a new one is someone else.
+    swim = [
+        node(1, "Kate", note="the swimming teacher at the leisure centre"),
+        node(2, "Gary", note="Leo's swimming teacher at school"),
+    ]
+    assert decide("the swimming teacher", swim)[0] == "hold"
+    co = node(1, "Lt Col Fiona McLeod", note="CO of 3 SCOTS when I joined")
+    assert decide("the CO", [co], note="the new CO took over this week")[0] == "new"
+
+
+def test_kinship_words_of_more_languages_and_their_side_of_the_family():
+    maternal = node(1, "Li Guilan", "grandmother", note="mum's mother, Harbin")
+    paternal = node(2, "Wang Xiuying", "grandmother", note="dad's mother, Chengdu")
+    assert decide("Waipo", [maternal, paternal])[:2] == ("merge", 1)
+    assert decide("奶奶", [maternal, paternal])[:2] == ("merge", 2)
+    assert decide("Farmor", [maternal, paternal])[:2] == ("merge", 2)
+    assert decide("Bà Ngoại", [maternal, paternal])[:2] == ("merge", 1)
+    # A word of no side, with two grandmothers, is a question.
+    assert decide("Halmeoni", [maternal, paternal])[0] == "hold"
+    # The mother's mother is not the one known by the father's side's word.
+    nainai = node(1, "奶奶", "grandmother")
+    assert decide("外婆", [nainai])[0] != "merge"
+
+
+def test_kinship_titles_of_more_languages():
+    misha = node(1, "Mikhail Orlov", "uncle", note="Dad's brother, drives a taxi")
+    assert decide("Dyadya Misha", [misha]) == ("merge", 1, "kin-title")
+    maria = node(1, "Maria Papadopoulou", "aunt")
+    assert decide("Theia Maria", [maria])[:2] == ("merge", 1)
