@@ -151,7 +151,7 @@ def test_two_first_names_or_two_holders_are_no_one_relation_merge():
 
 
 def test_a_person_said_only_by_the_relation_is_its_one_holder():
-    landlady = node(1, "Gurpreet Kaur", "landlord", note="landlady of the Harehills flat")
+    landlady = node(1, "Gurpreet Kaur", "landlord", note="rents us the Harehills flat")
     said = {"note": "my landlady finally replied about the deposit"}
     assert decide("My landlady", [landlady], roles=("landlord",), **said) == (
         "merge",
