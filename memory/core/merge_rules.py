@@ -12,6 +12,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
+from anyascii import anyascii
 from rapidfuzz.distance import OSA, Levenshtein
 
 from memory.core.cleaning import SELF_PLACEHOLDERS, normalise_name
@@ -29,7 +30,7 @@ from memory.core.descriptions import (
     said_without_determiner,
     someone_elses,
 )
-from memory.core.first_names import is_given_name, name_group
+from memory.core.first_names import is_given_name, name_gender, name_group
 from memory.core.kinship import KINSHIP_WORDS, kinship_meanings, people_verdict
 from memory.core.known_names import known_alike, known_elsewhere, name_key
 from memory.core.merge_orgs import LEGAL_FORM, org_core_words, same_company
@@ -161,6 +162,7 @@ from memory.core.person_roles import (
     capacities_differ,
     colleagues_both,
     family_roles,
+    gender_of,
     newly_met,
     public_and_personal,
     role_word,
@@ -1763,6 +1765,98 @@ def _hinted(s: _Said) -> MergeVerdict | None:
     return make_verdict(HOLD, [n.id for n in hinted], "hint", scores)
 
 
+TEKNONYM = "teknonym"
+# A parent named by their child (round 29): Arabic "Abu Omar" and "Umm Yusuf", Yoruba and
+# Swahili "Mama Tunde", Japanese "Kenta-kun no mama", Korean "민준 엄마".
+_TEKNONYM_BEFORE = {"abu": "m", "umm": "f", "um": "f", "mama": "f"}
+_TEKNONYM_AFTER = {("no", "mama"): "f", ("no", "papa"): "m", ("엄마",): "f", ("아빠",): "m"}
+_CHILD_SUFFIXES = ("-kun", "-chan", "kun", "chan")
+
+
+def _teknonym(s: _Said) -> MergeVerdict | None:
+    """A parent said by their child's name ("Abu Omar", "Umm Yusuf", "Mama Tunde", "Kenta-kun
+    no mama", "민준 엄마"): the one stored person of that gender whose note says the child is
+    theirs ("his eldest son is Omar", "our son is Adam", "Kenta's mum") or whom the child's
+    note names as parent ("Khalid's eldest son"); several → a question; none → the other
+    rules. The child is never the parent ("Abu Omar" is not Omar)."""
+    if s.kind != "PERSON":
+        return None
+    said = _teknonym_parts(s.name)
+    if said is None:
+        return None
+    child, gender = said
+    by_id = {n.id: n for n in s.same_kind if not n.is_self}
+    parents = {n.id for n in by_id.values() if _notes_child(n, child, gender)}
+    for n in by_id.values():
+        if _child_key(n.name.split()[0]) == child:
+            parents |= {p.id for p in by_id.values() if _named_parent(n, p)}
+    fitting = [
+        i
+        for i in parents
+        if _child_key(by_id[i].name.split()[0]) != child
+        and node_gender(by_id[i]) in ("", gender)
+        and gender_of(by_id[i].roles) in ("", gender)
+        and name_gender(_child_key(by_id[i].name.split()[0])) in ("", gender)
+    ]
+    return _one_or_several(sorted(fitting), TEKNONYM) if fitting else None
+
+
+def _teknonym_parts(name: str) -> tuple[str, str] | None:
+    """(the child's name as compared, the parent's gender) of a teknonym, else None."""
+    words = name.strip().split()
+    if len(words) == 2 and words[0].lower() in _TEKNONYM_BEFORE:
+        return _child_key(words[1]), _TEKNONYM_BEFORE[words[0].lower()]
+    for tail, gender in _TEKNONYM_AFTER.items():
+        if len(words) == len(tail) + 1 and tuple(w.lower() for w in words[1:]) == tail:
+            return _child_key(words[0]), gender
+    return None
+
+
+def _child_key(name: str) -> str:
+    """A child's name as teknonyms and notes are compared: romanised, lower case, without
+    hyphens or a Japanese -kun or -chan ("Kenta-kun" → kenta; "민준", "Min-jun" → minjun)."""
+    key = anyascii(name).lower()
+    for suffix in _CHILD_SUFFIXES:
+        if key.endswith(suffix) and len(key) > len(suffix) + 2:
+            key = key[: -len(suffix)]
+            break
+    return re.sub(r"[^a-z]", "", key)
+
+
+def _notes_child(node: StoredNode, child: str, gender: str) -> bool:
+    """Whether a person's note says the child is theirs: "his eldest son is Omar", "our son
+    is Adam", "son Ali", "Yusuf is his eldest", "Kenta's mum" (the mother, when a mother is
+    said: "Ahmed's father" is not Umm Ahmed)."""
+    note = re.sub(
+        r"(?<=[a-z])-(?=[a-z])", "", anyascii(str(node.properties.get("note") or "")).lower()
+    )
+    name = re.escape(child)
+    if re.search(rf"\b{name}['’]s\s+(?:mum|mom|mother|mama)\b", note):
+        return gender == "f"
+    if re.search(rf"\b{name}['’]s\s+(?:dad|father|papa)\b", note):
+        return gender == "m"
+    return any(
+        re.search(pattern, note)
+        for pattern in (
+            rf"\b(?:son|daughter|child|kid|boy|girl)\s+(?:(?:is|was)\s+)?{name}\b",
+            rf"\b{name}\s+is\s+(?:his|her|their)\s+(?:eldest|youngest|son|daughter)\b",
+        )
+    )
+
+
+def _named_parent(child: StoredNode, parent: StoredNode) -> bool:
+    """Whether a child's note names the parent by first name ("Khalid's eldest son",
+    "Folake's son")."""
+    note = anyascii(str(child.properties.get("note") or "")).lower()
+    first = _child_key(parent.name.split()[0])
+    return bool(
+        first
+        and re.search(
+            rf"\b{re.escape(first)}['’]s\s+(?:\w+\s+)?(?:son|daughter|child|boy|girl)\b", note
+        )
+    )
+
+
 # decide_merge's rules in order; the first verdict wins, none → new (rule 7).
 _RULES: tuple[Callable[[_Said], MergeVerdict | None], ...] = (
     _exact,
@@ -1781,6 +1875,7 @@ _RULES: tuple[Callable[[_Said], MergeVerdict | None], ...] = (
     _occasion,
     _someone_elses_relative,
     _description,
+    _teknonym,
     _lone_courtesy,
     _person,
     _title_initial,

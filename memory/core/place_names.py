@@ -217,7 +217,12 @@ def country_said(text: str) -> frozenset[str]:
 
 # Where a note places someone: "colleague at Rakuten in Tokyo", "friend from Dublin", "he's
 # in Toronto now" — a city or a country named after "in" or "from".
-_IN_A_PLACE = re.compile(r"\b(?:in|from)\s+([A-Z][\w'’-]*(?:\s+[A-Z][\w'’-]*){0,2})")
+_IN_A_PLACE = re.compile(
+    r"\b(?:in|from)\s+([A-Z][\w'’-]*(?:\s+[A-Z][\w'’-]*){0,2})"
+    # ... and the city or country after a comma, when the place itself is not known ("in
+    # Peckham, London").
+    r"(?:,\s+([A-Z][\w'’-]*(?:\s+[A-Z][\w'’-]*){0,2}))?"
+)
 
 
 def countries_placed(text: str) -> frozenset[str]:
@@ -226,12 +231,21 @@ def countries_placed(text: str) -> frozenset[str]:
     or a place the data does not know ("in Kreuzberg" is Berlin's, and is known) adds none."""
     found: set[str] = set()
     for match in _IN_A_PLACE.finditer(text):
-        words = match.group(1).split()
-        for n in range(len(words), 0, -1):
-            said = " ".join(words[:n])
-            if len(said) < 4 or _code(said):
-                continue
-            if countries := place_countries(said):
+        for phrase in filter(None, match.groups()):
+            countries = _longest_place(phrase.split())
+            if countries:
                 found |= countries
                 break
     return frozenset(found)
+
+
+def _longest_place(words: list[str]) -> frozenset[str]:
+    """The countries of the longest known place the words begin with; none for a code or a
+    short word."""
+    for n in range(len(words), 0, -1):
+        said = " ".join(words[:n])
+        if len(said) < 4 or _code(said):
+            continue
+        if countries := place_countries(said):
+            return countries
+    return frozenset()

@@ -116,3 +116,38 @@ def test_kinship_titles_of_more_languages():
     assert decide("Dyadya Misha", [misha]) == ("merge", 1, "kin-title")
     maria = node(1, "Maria Papadopoulou", "aunt")
     assert decide("Theia Maria", [maria])[:2] == ("merge", 1)
+
+
+def test_a_parent_named_by_their_child():
+    khalid = node(1, "Khalid Haddad", "neighbour", note="next door; his eldest son is Omar")
+    omar = node(2, "Omar Haddad", note="Khalid's eldest son, studying engineering")
+    assert decide("Abu Omar", [khalid, omar]) == ("merge", 1, "teknonym")
+    folake = node(3, "Folake Adebayo", "neighbour", note="neighbour in Peckham; her son is Tunde")
+    assert decide("Mama Tunde", [folake])[:2] == ("merge", 3)
+    tanaka = node(4, "Tanaka-san", note="Kenta's mum from hoshuko, we carpool")
+    assert decide("Kenta-kun no mama", [tanaka])[:2] == ("merge", 4)
+    soojin = node(5, "Kim Soo-jin", note="Min-jun's mum; Min-jun is in Jiwoo's class")
+    assert decide("민준 엄마", [soojin])[:2] == ("merge", 5)
+    # The mother is not the father the note names; two fathers of an Ali are a question.
+    father = node(6, "Khalid", note="Ahmed's father, drives the boys to football")
+    assert decide("Umm Ahmed", [father])[0] != "merge"
+    alis = [
+        node(7, "Hussein Jaber", note="across the street, son Ali"),
+        node(8, "Kareem Saleh", note="my husband's uncle; his eldest son is Ali"),
+    ]
+    assert decide("Abu Ali", alis) == ("hold", None, "teknonym-ambiguous")
+    # Placed in another country, another parent of a Tunde.
+    lagos = {"note": "Mama Tunde who sells akara near my parents' house in Lagos"}
+    folake = node(3, "Folake Adebayo", "neighbour", note="neighbour in Peckham, London")
+    assert (
+        decide(
+            "Mama Tunde",
+            [
+                replace(
+                    folake, properties={"note": "neighbour in Peckham, London; her son is Tunde"}
+                )
+            ],
+            **lagos,
+        )[0]
+        != "merge"
+    )
