@@ -476,8 +476,8 @@ def place_noted_in(name: str, said: Mapping[str, object]) -> frozenset[str]:
     state named after "in", "from", "to", "near" or "outside", or after the place's own
     name and a comma ("Alexandria, Virginia"); a city of one country, named after any of
     those but "in" ("drove to Atlanta", "near Lahore" — "in Belém" is as often a district of
-    another city). The place's own name counts for nothing (Georgia is a country and a
-    state)."""
+    another city); a stated country, state, province or city that names one. The place's
+    own name counts for nothing (Georgia is a country and a state)."""
     text = said_text(said, as_written=True)
     own = fold_accents(name).lower().strip()
     phrases = [(m.group(2), m.group(1) != "in") for m in _AROUND.finditer(text)]
@@ -501,6 +501,9 @@ def place_noted_in(name: str, said: Mapping[str, object]) -> frozenset[str]:
             if len(countries) == 1:
                 found |= countries
                 break
+    for key in ("country", "state", "province", "city"):
+        if isinstance(said.get(key), str) and len(stated := place_countries(str(said[key]))) == 1:
+            found |= stated
     return frozenset(found)
 
 

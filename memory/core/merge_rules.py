@@ -147,7 +147,7 @@ from memory.core.person_names import (
 from memory.core.person_roles import (
     ADULT,
     FORMER_PET,
-    GIVEN_NAME_TITLES,
+    GIVEN_NAME_COURTESIES,
     MINOR,
     OWN,
     PEOPLE_ROLES,
@@ -769,8 +769,6 @@ _MARITAL_TITLES = frozenset({"miss", "mrs"})
 
 RANKS_DIFFER = "ranks-differ"
 COURTESY_FOR_FAMILY = "courtesy-for-family"
-# Courtesies said before a given name (``person_roles``): Seu, Dona, Don, Kyr, Kyria, Nea.
-GIVEN_NAME_COURTESIES = frozenset({"seu", "kyr", "κυρ", "kyria", "κυρια", *GIVEN_NAME_TITLES})
 # What says the rank said now is a promotion ("just made detective", "is now a Major").
 _PROMOTED = re.compile(r"\b(?:promot\w*|made|now\s+an?|now\s+the|new\s+rank)\b")
 
@@ -1311,7 +1309,11 @@ def _description(s: _Said) -> MergeVerdict | None:
         return None
     if s.kind == "ORG":
         described = org_description(described)
-    return _description_verdict(s.new, described, s.kind, s.same_kind, s.mention, tied=tied)
+    verdict = _description_verdict(s.new, described, s.kind, s.same_kind, s.mention, tied=tied)
+    if verdict is None and s.kind == "PERSON":
+        # A person no relation or role fits may be the one whose note opens so.
+        return _noted_description(s.new, s.same_kind, s.mention)
+    return verdict
 
 
 COURTESY = "courtesy"
@@ -1770,7 +1772,7 @@ TEKNONYM = "teknonym"
 # Swahili "Mama Tunde", Japanese "Kenta-kun no mama", Korean "민준 엄마".
 _TEKNONYM_BEFORE = {"abu": "m", "umm": "f", "um": "f", "mama": "f"}
 _TEKNONYM_AFTER = {("no", "mama"): "f", ("no", "papa"): "m", ("엄마",): "f", ("아빠",): "m"}
-_CHILD_SUFFIXES = ("-kun", "-chan", "kun", "chan")
+_CHILD_SUFFIXES = ("kun", "chan")
 
 
 def _teknonym(s: _Said) -> MergeVerdict | None:
@@ -1985,22 +1987,12 @@ def _set_apart(
 def _noted_in_two_countries(new: str, mention: Mention, node: StoredNode) -> bool:
     """Whether what was said of a place and what is held of a stored place of its name put
     them in two countries, each by the places around it ("to Atlanta", "near Lahore") or a
-    stated country or region (``place_noted_in``): two places of one name."""
-    said = place_noted_in(new, mention.properties) | _stated_countries(mention.properties)
+    stated country, state or city (``place_noted_in``): two places of one name."""
+    said = place_noted_in(new, mention.properties)
     if not said:
         return False
-    held = place_noted_in(node.name, node.properties) | _stated_countries(node.properties)
+    held = place_noted_in(node.name, node.properties)
     return bool(held) and said.isdisjoint(held)
-
-
-def _stated_countries(properties: Mapping[str, object]) -> frozenset[str]:
-    """The countries a place's stated country, state or city is in, when each names one."""
-    found = [
-        place_countries(str(properties[key]))
-        for key in ("country", "state", "province", "city")
-        if isinstance(properties.get(key), str)
-    ]
-    return frozenset().union(*(c for c in found if len(c) == 1))
 
 
 def _qualified_apart(new: str, qualifier: str, node: StoredNode) -> bool:
@@ -2237,25 +2229,6 @@ def _told_apart(kind: str, mention: Mention, node: StoredNode) -> bool:
     return bool(said and known and said != known)
 
 
-def _description_verdict(
-    new: str,
-    described: tuple[str, ...],
-    kind: str,
-    same_kind: Sequence[StoredNode],
-    mention: Mention,
-    *,
-    tied: bool = False,
-) -> MergeVerdict | None:
-    """Rule 2f (``descriptions``): "my sister", "the church" — the one stored node of the
-    kind that fits the description → merge ("description"), several → hold, none → None
-    (the other rules go on: "my dad" is the kinship rule's). A person no relation or role
-    fits may be the one whose note opens with the description (``_noted_description``)."""
-    verdict = _fitting_description(new, described, kind, same_kind, mention, tied=tied)
-    if verdict is None and kind == "PERSON":
-        return _noted_description(new, same_kind, mention)
-    return verdict
-
-
 def _noted_description(
     new: str, same_kind: Sequence[StoredNode], mention: Mention
 ) -> MergeVerdict | None:
@@ -2285,7 +2258,7 @@ def _noted_description(
     return _one_or_several(noted, DESCRIPTION) if noted else None
 
 
-def _fitting_description(
+def _description_verdict(
     new: str,
     described: tuple[str, ...],
     kind: str,
@@ -2294,6 +2267,9 @@ def _fitting_description(
     *,
     tied: bool = False,
 ) -> MergeVerdict | None:
+    """Rule 2f (``descriptions``): "my sister", "the church" — the one stored node of the
+    kind that fits the description → merge ("description"), several → hold, none → None
+    (the other rules go on: "my dad" is the kinship rule's)."""
     by_trade = kind == "PERSON" and len(described) == 2 and described[-1] in _TRADE_NOUNS
     if by_trade:
         # "the scanning man", "the AI man", "the Teagasc man": a trade or an employer said

@@ -15,6 +15,7 @@ from collections.abc import Iterable, Mapping
 __all__ = [
     "ADMIRED",
     "FORMER_PET",
+    "GIVEN_NAME_COURTESIES",
     "GIVEN_NAME_TITLES",
     "INITIAL_RANKS",
     "PEOPLE_ROLES",
@@ -230,10 +231,13 @@ RANK_WORDS: Mapping[str, str] = {
 INITIAL_RANKS = frozenset({"di", "dc", "ds", "pc", "po", "wo"})
 # Round 28: courtesies said before a given name to an older man or woman, as Mr and Mrs are
 # before a surname: Brazilian Seu and Dona, Greek Kyr and Kyria, Romanian Nea.
-TITLES |= {"seu": "m", "kyr": "m", "κυρ": "m", "kyria": "f", "κυρια": "f"}
+_BEFORE_A_GIVEN_NAME = {"seu": "m", "kyr": "m", "κυρ": "m", "kyria": "f", "κυρια": "f"}
+TITLES |= _BEFORE_A_GIVEN_NAME
 # Don and Doña (Spanish), Dona (Portuguese) and Nea (Romanian) are given names too: a title
 # only before a given name ("Don Aurelio", "Nea Ion"; "Don Smith" is a Don).
 GIVEN_NAME_TITLES: Mapping[str, str] = {"don": "m", "dona": "f", "nea": "m"}
+# All the courtesies said before a given name, not a surname.
+GIVEN_NAME_COURTESIES = frozenset({*_BEFORE_A_GIVEN_NAME, *GIVEN_NAME_TITLES})
 
 _SYNONYMS = {
     "mom": "mother",
