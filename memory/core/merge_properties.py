@@ -471,6 +471,13 @@ def noted_qualifier(name: str, said: Mapping[str, object]) -> str:
 _AROUND = re.compile(r"\b(in|from|to|near|outside)\s+([A-Z][\w'’-]*(?:\s+[A-Z][\w'’-]*){0,2})")
 
 
+_AROUND_THEN = re.compile(
+    r"\b(?:in|from|to|near|outside)\s+[A-Z][\w'’-]*(?:\s+[A-Z][\w'’-]*){0,2},\s+"
+    r"([A-Z][\w'’-]*(?:\s+[A-Z][\w'’-]*){0,2})"
+)
+_OPENING = re.compile(r"^\s*([A-Z][\w'’-]*(?:\s+[A-Z][\w'’-]*){0,2})\s*(?:[,;.]|$)")
+
+
 def place_noted_in(name: str, said: Mapping[str, object]) -> frozenset[str]:
     """The countries (ISO codes) a note puts a place of ``name`` in: a country or a US
     state named after "in", "from", "to", "near" or "outside", or after the place's own
@@ -489,6 +496,12 @@ def place_noted_in(name: str, said: Mapping[str, object]) -> frozenset[str]:
             flags=re.IGNORECASE,
         )
     ]
+    # Round 30: the country or state after a place and a comma ("in Jalisco, Mexico"), and
+    # a note that opens with one ("Russia, Dima's wedding is there").
+    phrases += [(region, False) for region in _AROUND_THEN.findall(text)]
+    opening = _OPENING.match(text)
+    if opening:
+        phrases.append((opening.group(1), False))
     found: set[str] = set()
     for phrase, city in phrases:
         words = phrase.split()
@@ -639,6 +652,47 @@ def another_of_the_name(name: str, said: Mapping[str, object]) -> bool:
         rf"|\bsame name as\b|\bnot the\s+\w+(?:\s+\w+)?\s+one\b"
     )
     return bool(another.search(said_text(said)))
+
+
+# Words for a person said of someone unknown ("a guy called Sam", "a woman named Ruth").
+_STRANGER_NOUNS = "guy|man|woman|lady|bloke|chap|girl|boy|person|fellow|dude|gentleman|kid|lad|lass"
+# A note that wonders whether the stranger is someone known ("a Lukas Becker added me,
+# could be my old pen pal?").
+_WONDERED = re.compile(r"\b(?:might|could|maybe|perhaps|wonder|think|possibly|probably)\b")
+# Words after a name that show "a" was Portuguese's article ("a Lurdes da Pastoral").
+_ARTICLE_FOLLOWERS = frozenset({"da", "do", "das", "dos", "de", "e", "que", "pediu", "disse"})
+
+
+def introduced_as_stranger(name: str, said: Mapping[str, object]) -> bool:
+    """Whether a note speaks of the person as someone the user does not know: "Mia's new
+    school has a Mr Ali", "a guy called Tom", "another Sophie" (round 17); and, unless the
+    note wonders whether it is someone known, "a John Smith from Glasgow emailed", "some
+    customer called Zhang Wei", "a boy called Zhang Xiaoming" (round 30). The name as said,
+    capitalised, follows "a" only in English ("a Lurdes da Pastoral" is Portuguese's
+    "the")."""
+    text = said_text(said, as_written=True)
+    if not text or not name.strip():
+        return False
+    lowered = re.escape(name.strip().lower())
+    unknown = re.compile(
+        rf"\b(?:(?:has|have|had|met|is|was|by|with|there's|there\s+is)\s+an?|another)\s+"
+        rf"{lowered}\b|\b(?:someone|somebody|a\s+\w+)\s+(?:called|named)\s+{lowered}\b"
+    )
+    if unknown.search(text.lower()):
+        return True
+    if _WONDERED.search(text.lower()):
+        return False
+    key = re.escape(name.strip())
+    introduced = re.compile(
+        rf"\b(?:an?|[Ss]ome)\s+{key}(?!\w)(?:\s+(\w+))?"
+        rf"|\b[Ss]ome\s+(?:[\w-]+\s+){{0,2}}(?:called|named)\s+{key}(?!\w)()"
+        rf"|\b[Ss]ome(?:one|body)\s+(?:called|named)\s+{key}(?!\w)()"
+        rf"|\ban?\s+(?:[\w-]+\s+)?(?:{_STRANGER_NOUNS})\s+(?:called|named)\s+{key}(?!\w)()"
+    )
+    return any(
+        (match.group(1) or "").lower() not in _ARTICLE_FOLLOWERS
+        for match in introduced.finditer(text)
+    )
 
 
 def someone_elses_animal(said: Mapping[str, object]) -> bool:
@@ -814,6 +868,12 @@ def _context(properties: Mapping[str, object]) -> set[str]:
                 continue
             words.add(_stem(word))
     return words
+
+
+def context_of(text: str) -> frozenset[str]:
+    """The telling words of a text as ``context_shared`` compares them (a name said, to be
+    left out of what two notes share: "rachel's wedding" → rachel, wedd)."""
+    return frozenset(_context({"text": text}))
 
 
 def _stem(word: str) -> str:

@@ -53,6 +53,7 @@ from memory.core.merge_properties import (
     affiliation_differs,
     another_of_the_name,
     booked,
+    context_of,
     context_shared,
     dated,
     day_moved,
@@ -61,6 +62,7 @@ from memory.core.merge_properties import (
     for_someone_else,
     handle_stem,
     identified_by,
+    introduced_as_stranger,
     met_elsewhere,
     newcomer_after_death,
     noted_countries,
@@ -116,6 +118,7 @@ from memory.core.name_heads import (
     first_words_of,
     headed_as,
     in_another_order,
+    one_festival,
     one_occasion,
     one_occasion_said_otherwise,
     qualified,
@@ -130,7 +133,9 @@ from memory.core.name_scripts import same_reading
 from memory.core.name_spelling import (
     has_transliterable_letters,
     romanised_alike,
+    romanised_name,
     spelling_keys,
+    transliteration_key,
     unarticled_keys,
     without_article,
 )
@@ -149,6 +154,7 @@ from memory.core.person_roles import (
     FORMER_PET,
     GIVEN_NAME_COURTESIES,
     MINOR,
+    NEWLY_MET_ROLES,
     OWN,
     PEOPLE_ROLES,
     PET,
@@ -163,6 +169,7 @@ from memory.core.person_roles import (
     colleagues_both,
     family_roles,
     gender_of,
+    kin_of_named,
     newly_met,
     public_and_personal,
     role_word,
@@ -540,11 +547,12 @@ def decide_merge(
         if kind == "OTHER" and isinstance(said_of.get("species"), str)
         else None,
         someones_kin=someone_elses_kin(name, mention.properties) if kind == "PERSON" else "",
+        kin_of=_kin_of(new, mention) if kind == "PERSON" else frozenset(),
         someones_roles=_someone_elses_roles(name, mention) if kind == "PERSON" else frozenset(),
         someones_group=someone_elses_group(mention.properties) if kind == "ORG" else "",
         replaces=kind == "THING" and replaces_another(said_of),
         another_copy=kind == "THING" and replaces_another(said_of, same_name=True, name=name),
-        newly_met=newly_met(mention.properties) if kind == "PERSON" else "",
+        newly_met=newly_met(mention.properties, name) if kind == "PERSON" else "",
         qualifier=noted_qualifier(name, mention.properties) if kind == "PLACE" else "",
     )
     if kind == "PERSON":
@@ -684,12 +692,7 @@ def _unless_a_person_in_doubt(s: _Said, verdict: MergeVerdict) -> MergeVerdict:
     with notes that place the two in different countries (``PLACED_APART``)."""
     if verdict.action != MERGE or s.kind != "PERSON":
         return verdict
-    name = re.escape(s.name.lower())
-    unknown = re.compile(
-        rf"\b(?:(?:has|have|had|met|is|was|by|with|there's|there\s+is)\s+an?|another)\s+{name}\b"
-        rf"|\b(?:someone|somebody|a\s+\w+)\s+(?:called|named)\s+{name}\b"
-    )
-    if unknown.search(said_text(s.mention.properties)):
+    if introduced_as_stranger(s.name, s.mention.properties):
         return make_verdict(HOLD, verdict.candidates, INDEFINITE, dict(verdict.scores))
     target = next(n for n in s.same_kind if n.id == verdict.target)
     if _titles_apart(parse_person(s.new).title, target):
@@ -704,11 +707,34 @@ def _unless_a_person_in_doubt(s: _Said, verdict: MergeVerdict) -> MergeVerdict:
         return make_verdict(HOLD, verdict.candidates, COURTESY_FOR_FAMILY, dict(verdict.scores))
     if _placed_apart(s.mention, target):
         return make_verdict(HOLD, verdict.candidates, PLACED_APART, dict(verdict.scores))
+    if _noted_otherwise(s.mention, target):
+        return make_verdict(HOLD, verdict.candidates, NOTED_OTHERWISE, dict(verdict.scores))
     if verdict.rule == "first-name" and _surname_unconnected(s, target):
         return make_verdict(HOLD, verdict.candidates, SURNAME_UNCONNECTED, dict(verdict.scores))
     return verdict
 
 
+NOTED_OTHERWISE = "noted-otherwise"
+
+
+def _noted_otherwise(mention: Mention, node: StoredNode) -> bool:
+    """Round 30: someone said as the user's relative ("my brother-in-law Kevin"), and a
+    stored person of no family tie whose note opens by another tie ("old classmate from
+    Hillcrest"): a classmate may have married into the family, or may not — asked. A
+    partner is not compared: a date becomes one."""
+    if not family_roles(mention.roles) - _PARTNERS or family_roles(node.roles):
+        return False
+    note = node.properties.get("note")
+    if not isinstance(note, str):
+        return False
+    opening = re.split(r"[,;.(]", note.lower(), maxsplit=1)[0]
+    return any(
+        (role := role_word(w)) in PEOPLE_ROLES and not family_roles(frozenset({role}))
+        for w in re.findall(r"[a-z]+", opening)
+    )
+
+
+_PARTNERS = frozenset({"partner", "partner_f", "partner_m", "fiance"})
 SURNAME_UNCONNECTED = "surname-unconnected"
 _SURNAME_PARTICLES = frozenset({"van", "von", "de", "da", "di", "du", "del", "der", "le", "la"})
 
@@ -1210,17 +1236,62 @@ def _occasion(s: _Said) -> MergeVerdict | None:
     ordered = s.matching(lambda f: in_another_order(s.new, f))
     if ordered:
         return _one_or_several(ordered, WORD_ORDER)
-    owned = s.matching(
-        lambda f: (
-            one_occasion(s.new, f) or one_occasion_said_otherwise(s.new, f, s.mention.properties)
+    holders = _relation_holders(s.usable)
+    said = [s.new, *_by_holder(s.new, holders)]
+
+    def owned_alike(form: str) -> bool:
+        return any(
+            one_occasion(n, f)
+            or one_occasion_said_otherwise(n, f, s.mention.properties)
+            or one_festival(n, f)
+            for n in said
+            for f in (form, *_by_holder(form, holders))
         )
-    )
+
+    owned = s.matching(owned_alike)
+    if len(owned) > 1:
+        # "Rachel's wedding" with her first and her coming one stored: the one the note
+        # shares a word with ("a hotel near Kew": at Kew Gardens; round 30).
+        ignore = context_of(s.new)
+        shared = [
+            n.id
+            for n in s.same_kind
+            if n.id in owned and context_shared(s.mention.properties, n.properties, ignore=ignore)
+        ]
+        if len(shared) == 1:
+            return make_verdict(MERGE, shared, f"{POSSESSOR}-by-context", {shared[0]: 1.0})
     if owned:
         return _one_or_several(owned, POSSESSOR)
     if s.name[:1].isupper() and word_zipf(s.new) < COMMON_WORD_ZIPF:
         return None  # a name ("Coachella"), not a common noun for a kind of event
     headed = s.matching_stated(lambda f, stated: event_head(s.new, f, stated))
     return _one_or_several(headed, EVENT_HEAD) if headed else None
+
+
+# "My sister's wedding", "mum's 60th": the relation said before an occasion.
+_RELATION_OWNER = re.compile(r"^(?:(?:my|our|the)\s+)?([a-z]+(?:[- ][a-z]+)?)['’]s?\s+(.+)$")
+
+
+def _relation_holders(usable: Sequence[StoredNode]) -> dict[str, str]:
+    """Each role the user has exactly one stored person in → that person's first name."""
+    held: dict[str, list[str]] = {}
+    for n in usable:
+        words = normalise_name(n.name).split() if n.kind == "PERSON" and not n.is_self else []
+        for role in n.roles & PEOPLE_ROLES if words else ():
+            held.setdefault(role, []).append(words[0])
+    return {role: names[0] for role, names in held.items() if len(names) == 1}
+
+
+def _by_holder(name: str, holders: Mapping[str, str]) -> list[str]:
+    """An occasion said as a relative's, named by the one person the graph holds in that
+    relation (``_relation_holders``: "my sister's wedding" → "sofia's wedding", Sofia the
+    sister; round 30): none when no one or several are."""
+    match = _RELATION_OWNER.match(name)
+    if not match:
+        return []
+    role = role_word(match.group(1).replace("-", "_").replace(" ", "_"))
+    first = holders.get(role)
+    return [f"{first}'s {match.group(2)}"] if first else []
 
 
 def _described(s: _Said) -> tuple[list[str], bool]:
@@ -1313,7 +1384,23 @@ def _description(s: _Said) -> MergeVerdict | None:
     if verdict is None and s.kind == "PERSON":
         # A person no relation or role fits may be the one whose note opens so.
         return _noted_description(s.new, s.same_kind, s.mention)
-    return verdict
+    return _unless_described_across_kinds(s, verdict)
+
+
+def _unless_described_across_kinds(s: _Said, verdict: MergeVerdict | None) -> MergeVerdict | None:
+    """Round 30: "the landlord" said as a person, with a person and a company both the
+    user's landlords (Mr Okafor for the flat, Greystone Estates for the shop): a role is a
+    person's or a firm's alike, so a description merged into one of them is asked about
+    among both."""
+    if verdict is None or verdict.action != MERGE or s.kind not in ("PERSON", "ORG"):
+        return verdict
+    other = "ORG" if s.kind == "PERSON" else "PERSON"
+    said = frozenset(role_word(w) for w in s.new.split()) & PEOPLE_ROLES
+    rivals = [n.id for n in s.usable if n.kind == other and shares_role(said, n.roles)]
+    if not said or not rivals:
+        return verdict
+    ids = [*verdict.candidates, *rivals]
+    return make_verdict(HOLD, ids, f"{DESCRIPTION}-across-kinds", dict.fromkeys(ids, 1.0))
 
 
 COURTESY = "courtesy"
@@ -1455,18 +1542,36 @@ def _generations(s: _Said) -> MergeVerdict | None:
     return make_verdict(HOLD, fits, GENERATIONS, dict.fromkeys(fits, 1.0))
 
 
+def _romanised_first(said: str, form: str) -> bool:
+    """Whether a lone Latin name is the first name of a Cyrillic or Greek full name, or a
+    nickname of it, as English writes the name (``romanised_name``: Дмитрий → Dmitry)."""
+    if len(form.split()) < 2 or not has_transliterable_letters(form) or not said.isascii():
+        return False
+    first = romanised_name(form).split()[0]
+    return (
+        transliteration_key(first) == transliteration_key(said)
+        or said in name_group(first)
+        or first in name_group(said)
+    )
+
+
 def _lone_across_scripts(s: _Said) -> MergeVerdict | None:
     """A lone name said in Latin letters and stored in another script, or the other way
     round (Ahmed / أحمد, Giorgos / Γιώργος, Didi / दीदी), is the same name — but a lone
     name alone is as likely two people as one ("Maria", "Мария"): it merges only when the
-    user's relation or a word of what was said is shared ("from Cairo")."""
+    user's relation or a word of what was said is shared ("from Cairo"). Round 30: so is
+    the first name of a Cyrillic or Greek full name, or a nickname of it, as English writes
+    it ("Giorgos" / Γιώργος Παπαδόπουλος, "Masha" / Мария Иванова)."""
     if s.kind != "PERSON" or len(s.new.split()) != 1:
         return None
     fits = [
         n
         for n in s.same_kind
         if not n.is_self
-        and any(len(f.split()) == 1 and _read_alike(s.new, f) for f in node_forms(n))
+        and any(
+            (len(f.split()) == 1 and _read_alike(s.new, f)) or _romanised_first(s.new, f)
+            for f in node_forms(n)
+        )
         and (
             shares_role(s.mention.roles, n.roles)
             or context_shared(s.mention.properties, n.properties, ignore=frozenset({s.new}))
@@ -1901,7 +2006,8 @@ class _ApartSaid:
     another thing or is another copy of one (a remake), whether a note calls it another of
     the name ("also called Zhang Wei", "called him Biscuit too"), the species said of an
     animal, the role a person is said to be new in ("my new coworker"), whose relative a
-    person is said to be ("Ankit's wife Priya"), whose in another role ("my sister's
+    person is said to be ("Ankit's wife Priya"), the people named as those whose relative or
+    friend the person is ("Mrs Patel's son Raj"), whose in another role ("my sister's
     pastor") and whose a group is ("my cousin's congregation")."""
 
     countries: frozenset[str]
@@ -1914,6 +2020,7 @@ class _ApartSaid:
     species: str | None
     newly_met: str
     someones_kin: str
+    kin_of: frozenset[str]
     someones_roles: frozenset[str]
     someones_group: str
     qualifier: str
@@ -1943,6 +2050,8 @@ def _set_apart(
         or (kind == "PERSON" and _known_otherwise(apart.newly_met, node))
         # "My friend Ankit's wife Priya" is not Priya, the user's partner.
         or (bool(apart.someones_kin) and shares_role(frozenset({apart.someones_kin}), node.roles))
+        # "Mrs Patel's son Raj" is not Mrs Patel (round 30).
+        or (kind == "PERSON" and not apart.kin_of.isdisjoint(node_forms(node)))
         # "My sister's pastor in Houston" is not the user's own pastor (HAS_PASTOR).
         or (bool(apart.someones_roles & node.roles) and not apart.someones_roles & mention.roles)
         # "Springfield, Massachusetts, where my brother moved" is not Springfield, Illinois.
@@ -1981,6 +2090,18 @@ def _set_apart(
         # The new bike that replaces the old one, the reissue beside the first pressing.
         or (apart.replaces and new not in node_forms(node))
         or (apart.another_copy and new in node_forms(node))
+    )
+
+
+def _kin_of(new: str, mention: Mention) -> frozenset[str]:
+    """The people a note names the person as a relative, partner or friend of
+    (``person_roles.kin_of_named``), normalised — not the person's own name ("Jamal's
+    brother is minding the stall" in Jamal's own note)."""
+    own = set(new.split())
+    return frozenset(
+        named
+        for named in map(normalise_name, kin_of_named(mention.properties))
+        if named and not set(named.split()) <= own
     )
 
 
@@ -2097,6 +2218,13 @@ def _known_otherwise(newly: str, node: StoredNode) -> bool:
     relation, or by a stated role that does not name it ("Ruby's swimming coach")."""
     if not newly:
         return False
+    if newly not in NEWLY_MET_ROLES:
+        # A trade said new beside the name ("my new barista"): someone the graph knows as
+        # something else, not whose note says that trade (round 30).
+        held = said_text(node.properties)
+        return bool(node.roles or held) and newly not in {
+            role_word(w) for w in re.findall(r"\w+", held)
+        }
     if node.roles:
         return not shares_role(frozenset({newly}), node.roles)
     stated = " ".join(v for k in ROLE_KEYS if isinstance(v := node.properties.get(k), str))

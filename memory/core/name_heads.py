@@ -42,6 +42,9 @@ _ORG_WORDS = frozenset(
         # Hills Road Sixth Form College, "Oakfield" / Oakfield Livery Yard, "Pawfect" /
         # Pawfect Grooming, "Dolphins" / Dolphins Swim Club).
         *("college", "yard", "stables", "kennels", "cattery", "grooming", "club"),
+        # Round 30: a group, a firm of a profession, a courier's service ("The LEGO Group" /
+        # LEGO, "Halden" / Halden Architects, DHL Express / DHL).
+        *("group", "architects", "solicitors", "express"),
     }
 )
 # Words that say which of its kind an organisation is, between its name and its kind word
@@ -80,7 +83,7 @@ KIND_WORDS: dict[str, frozenset[str]] = {
     "TOPIC": frozenset({"music"}),
     "PREFERENCE": frozenset({"music", "food", "cuisine"}),
     # Round 28: a farm or a ranch said without the word ("Balnacraig" / Balnacraig Farm).
-    "PLACE": frozenset({"national park", "islands", "farm", "ranch"}),
+    "PLACE": frozenset({"national park", "islands", "farm", "ranch", "hotel"}),
     # An app is what its name alone means ("Strava app" / Strava).
     "THING": frozenset({"app"}),
 }
@@ -91,6 +94,10 @@ def _words(norm: str) -> list[str]:
     return _WORD.findall(fold_accents(norm).lower())
 
 
+def _unled(words: list[str]) -> list[str]:
+    return words[1:] if len(words) > 1 and words[0] == "the" else words
+
+
 def with_kind_word(a: str, b: str, kind: str) -> bool:
     """Whether one normalised name is the other with the word (or words) for its kind after
     it ("blue door" / "blue door café" for an ORG, "willow court" / "willow court care
@@ -98,7 +105,8 @@ def with_kind_word(a: str, b: str, kind: str) -> bool:
     kind_words = KIND_WORDS.get(kind)
     if not kind_words:
         return False
-    short, long = sorted((_words(a), _words(b)), key=len)
+    # "The LEGO Group" is LEGO's group: a leading "the" is no word of the name.
+    short, long = sorted((_unled(_words(a)), _unled(_words(b))), key=len)
     if not short or short[0] in _DEDICATIONS:
         return False
     head = " ".join(long[len(short) :])
@@ -287,24 +295,58 @@ _POSSESSED = re.compile(r"^(.+?)['’]s? (.+)$")
 _AND = frozenset({"and", "&"})
 
 
+# Round 30: an occasion said as someone's in another language — the occasion first and the
+# person after "de", "di", "ya" or "von" ("le mariage de Claire", "il matrimonio di Giulia",
+# "harusi ya Amani"), or the person first and Hindi's "ki"/"ka" ("Priya ki shaadi").
+_OCCASION_OF = re.compile(
+    r"^(?:(?:le|la|el|il|lo|o|a|the|die|der|das)\s+)?(.+?)\s+(?:de|di|del|da|do|ya|von)\s+(.+)$"
+)
+_KI = re.compile(r"^(.+?)\s+(?:ki|ka|ke)\s+(.+)$")
+
+
 def _possessor_and_event(norm: str) -> tuple[frozenset[str], tuple[str, ...]] | None:
-    """("sarah and ben's wedding") → ({sarah, ben}, (wedding,)); None without a possessive."""
-    match = _POSSESSED.match(norm.replace("&", " and "))
-    if not match:
+    """("sarah and ben's wedding") → ({sarah, ben}, (wedding,)); the same of an occasion of
+    ``_OCCASIONS`` said in another language's words for whose ("le mariage de claire" →
+    ({claire}, (mariage,))); None without a possessive."""
+    norm = norm.replace("&", " and ")
+    match = _POSSESSED.match(norm)
+    if match:
+        owner, said = match.group(1), match.group(2)
+    elif (match := _OCCASION_OF.match(norm) or _KI.match(norm)) is not None:
+        owner, said = (
+            (match.group(2), match.group(1)) if match.re is _OCCASION_OF else match.groups()
+        )
+        if _occasion_of(tuple(_words(said))) is None:
+            return None
+    else:
         return None
-    owners = frozenset(w for w in _words(match.group(1)) if w not in _AND)
-    event = tuple(_words(match.group(2)))
+    owners = frozenset(w for w in _words(owner) if w not in _AND)
+    event = tuple(_words(said))
     return (owners, event) if owners and event else None
 
 
 def one_occasion(a: str, b: str) -> bool:
     """Whether two event names are the same occasion of people named more or less fully
     ("sarah's wedding" / "sarah and ben's wedding", "grandpa's funeral" / "grandpa joe's
-    funeral"): the same words after the possessive, one side's people among the other's."""
+    funeral"): the same words after the possessive, or two words of one occasion
+    (``_OCCASIONS``), one side's people among the other's."""
     pa, pb = _possessor_and_event(a), _possessor_and_event(b)
-    if pa is None or pb is None or pa[1] != pb[1] or pa[0] == pb[0]:
+    if pa is None or pb is None or pa[0] == pb[0]:
         return False
+    if pa[1] != pb[1]:
+        # ... or two words of one occasion that is no birthday ("priya and arjun's shaadi" /
+        # "priya's wedding", "zara's valima" / "zara and imran's walima"; round 30) — not a
+        # wedding and one ceremony of it: "zara's wedding" may be the nikah or the walima.
+        oa, ob = _occasion_of(pa[1]), _occasion_of(pb[1])
+        if oa is None or ob is None or oa[0] != ob[0] or oa[0] == 0:
+            return False
+        if {" ".join(pa[1]), " ".join(pb[1])} & _CEREMONIES:
+            return False
     return pa[0] < pb[0] or pb[0] < pa[0]
+
+
+# One ceremony of a wedding, said of its own.
+_CEREMONIES = frozenset({"nikah"})
 
 
 # Words for one kind of occasion: someone's "birthday party" is their "30th" or, for a
@@ -314,13 +356,31 @@ _OCCASIONS: tuple[frozenset[str], ...] = (
     frozenset(
         {"birthday", "birthday party", "bday", "birthday do", "birthday dinner", "debut"}
         | {"quinceanera", "sweet sixteen", "bar mitzvah", "bat mitzvah"}
+        | {"cumpleanos", "compleanno", "geburtstag", "verjaardag", "urodziny"}
+        | {"dogum gunu", "saengil", "janamdin", "first birthday", "doljanchi", "dol"}
     ),
     frozenset(
         {"leaving do", "leaving party", "leaving drinks", "farewell", "farewell party"}
         | {"farewell dinner", "send-off", "send off", "sendoff"}
     ),
-    frozenset({"wedding", "shaadi", "nikah", "wedding reception", "wedding party"}),
-    frozenset({"funeral", "funeral service"}),
+    frozenset(
+        {"wedding", "shaadi", "nikah", "wedding reception", "wedding party"}
+        # Round 30: the word in other languages.
+        | {"mariage", "boda", "casamento", "matrimonio", "hochzeit", "bruiloft", "wesele"}
+        | {"harusi", "kasal", "vivah", "biye", "svadba", "dugun", "gamos", "bryllup"}
+        | {"brollop", "haat"}
+    ),
+    frozenset(
+        {"funeral", "funeral service", "funerailles", "enterrement", "obseques", "funerale"}
+        | {"entierro", "funeral", "velorio", "beerdigung", "begrabnis", "begrafenis"}
+        | {"pogrzeb", "pokhorony", "cenaze", "mazishi"}
+    ),
+    # A memorial is not the funeral: it may come months after.
+    frozenset(
+        {"memorial", "memorial service", "celebration of life", "remembrance service"}
+        | {"memorial mass"}
+    ),
+    frozenset({"walima", "valima"}),
     frozenset({"housewarming", "housewarming party", "house warming"}),
     frozenset({"hen do", "hen party", "hen night", "bachelorette", "bachelorette party"}),
     frozenset({"stag do", "stag party", "stag night", "bachelor party"}),
@@ -329,6 +389,9 @@ _OCCASIONS: tuple[frozenset[str], ...] = (
 )
 # Birthdays of one age, named for it: a Filipina's debut at 18, a quinceañera at 15.
 _AGED = {"debut": 18, "quinceanera": 15, "sweet sixteen": 16, "bar mitzvah": 13}
+# Round 30: a first birthday by its name (a Korean doljanchi), and a birthday in other
+# languages' words.
+_AGED |= {"first birthday": 1, "1st birthday": 1, "doljanchi": 1, "dol": 1, "dol party": 1}
 # "30th", "18th birthday", "21st party": a birthday of that age.
 _ORDINAL = re.compile(r"^(\d+)(?:st|nd|rd|th)(?: (?:birthday|bday))?(?: (?:party|do|dinner))?$")
 
@@ -397,6 +460,56 @@ def event_head(said: str, stored: str, properties: Mapping[str, object]) -> bool
         isinstance(v, str) and _RECURRING.search(fold_accents(v).lower())
         for v in properties.values()
     )
+
+
+# Round 30: a yearly festival's other names — its name in another language or tradition, a
+# spelling, a short form ("Deepavali" / Diwali, "Xmas", "Weihnachten", "NYE", "Guy Fawkes
+# Night"); names as ``festival_form`` reads them, without a possessive's "s" ("new year
+# eve"). Tết, Seollal and the Chinese New Year are kept apart: one day, three festivals.
+_FESTIVALS: dict[str, tuple[str, ...]] = {
+    "diwali": ("deepavali", "deepawali", "divali"),
+    "nowruz": ("norooz", "noruz", "nowrouz", "novruz", "nevruz", "nauryz"),
+    "christmas": ("xmas", "weihnachten", "noel", "navidad", "natal", "natale", "kerstmis"),
+    "christmas eve": ("wigilia", "heiligabend", "nochebuena"),
+    "new year eve": ("nye", "silvester", "hogmanay", "new years eve"),
+    "bonfire night": ("guy fawkes night", "fireworks night"),
+    "mother day": ("mothering sunday", "mothers day", "muttertag", "fete des meres"),
+    "day of the dead": ("dia de muertos", "dia de los muertos"),
+    "eid al fitr": ("eid ul fitr", "id al fitr", "ramazan bayrami", "seker bayrami"),
+    "eid al adha": ("eid ul adha", "bakrid", "bakri eid", "kurban bayrami", "tabaski"),
+    "hanukkah": ("chanukah", "hanukah", "chanukkah"),
+    "passover": ("pesach", "pesah"),
+    "easter": ("ostern", "paques", "pascua", "pasqua", "pascoa", "wielkanoc"),
+    "oktoberfest": ("wiesn",),
+    "king day": ("koningsdag", "kings day"),
+    "chinese new year": ("lunar new year", "spring festival", "chunjie", "春节"),
+    "midsummer": ("midsommar", "juhannus"),
+}
+_FESTIVAL_OF = {f"{syn} ": f"{name} " for name, syns in _FESTIVALS.items() for syn in syns}
+# "bei Oma", "chez Mamie", "a casa de la abuela": at someone's.
+_AT_WORDS = {"bei": "at", "chez": "at"}
+
+
+def festival_form(norm: str) -> str:
+    """An event's name with a festival's other names written as one (``_FESTIVALS``) and
+    "bei"/"chez" as "at": "weihnachten bei oma" → "christmas at oma"; "" when the name
+    holds no festival's other name, so that only a renamed festival compares."""
+    words = [_AT_WORDS.get(w, w) for w in _words(norm) if w != "s"]
+    text, renamed = " ".join(words) + " ", False
+    for said, name in sorted(_FESTIVAL_OF.items(), key=lambda kv: -len(kv[0])):
+        if f" {said}" in f" {text}":
+            text, renamed = f" {text}".replace(f" {said}", f" {name}").strip() + " ", True
+            break
+    return text.strip() if renamed else ""
+
+
+def one_festival(a: str, b: str) -> bool:
+    """Whether two event names are one festival's by its other names ("deepavali" /
+    "diwali", "xmas at gran's" / "christmas at gran's"), the other words the same."""
+    fa, fb = festival_form(a), festival_form(b)
+    plain_a = " ".join(w for w in _words(a) if w != "s")
+    plain_b = " ".join(w for w in _words(b) if w != "s")
+    return bool(fa or fb) and (fa or plain_a) == (fb or plain_b)
 
 
 def in_another_order(a: str, b: str) -> bool:

@@ -187,6 +187,25 @@ def transliteration_key(word: str) -> str:
     return re.sub(r"(.)\1+", r"\1", word)
 
 
+# Round 30: endings English writes otherwise than letter by letter (Дмитрий: Dmitry, Мария:
+# Maria, Наталья: Natalya), and the soft and hard signs, which it drops.
+_ROMANISED_ENDINGS = (
+    (re.compile(r"ий\b"), "y"),
+    (re.compile(r"ия\b"), "ia"),
+    (re.compile(r"[ьъ]"), ""),
+)
+
+
+def romanised_name(text: str) -> str:
+    """A Cyrillic or Greek name as English usually writes it ("дмитрий волков" → "dmitry
+    volkov", "γιώργος παπαδόπουλος" → "giorgos papadopoulos"), so that the first-name and
+    nickname rules read it as they read a Latin name."""
+    text = re.sub(r"ο[υύ]", "ou", text.lower())
+    for ending, written in _ROMANISED_ENDINGS:
+        text = ending.sub(written, text)
+    return anyascii(text).lower()
+
+
 def romanised_alike(a: Sequence[str], b: Sequence[str]) -> bool:
     """Whether two names, as words, are the same word for word once romanised
     (``transliteration_key``); the callers check that one is written in Cyrillic or Greek

@@ -18,6 +18,7 @@ __all__ = [
     "GIVEN_NAME_COURTESIES",
     "GIVEN_NAME_TITLES",
     "INITIAL_RANKS",
+    "NEWLY_MET_ROLES",
     "PEOPLE_ROLES",
     "PET",
     "PET_ROLES",
@@ -35,6 +36,8 @@ __all__ = [
     "contradicts",
     "family_roles",
     "gender_of",
+    "kin_of_named",
+    "newly_met",
     "public_and_personal",
     "role_word",
     "roles_from_relations",
@@ -720,17 +723,48 @@ def _said_afar(properties: Mapping, pattern: re.Pattern) -> bool:
 # family role: a "new dad" is one who just became a father.
 _NEWLY = re.compile(r"\bnew\s+([a-z]+)(?:\s+([a-z]+))?")
 _NEWCOMERS = frozenset({"intern", "hire", "starter", "joiner", "recruit", "trainee"})
+# The roles ``newly_met`` finds after "new" anywhere in a note; any other it returns is a
+# trade said beside the name.
+NEWLY_MET_ROLES = _SOCIAL | _NEWCOMERS
 
 
-def newly_met(properties: Mapping | None) -> str:
+# "New" in other languages, before or after the word for what the person is ("Дмитрий,
+# новый курьер", "la nueva vecina", "le nouveau prof").
+_NEW_WORDS = (
+    r"new|nuev[oa]|nouvel(?:le)?|nouveau|neue[rn]?|nuov[oa]|nov[oa]|now[ya]|нов(?:ый|ая|ого|ой)"
+)
+
+
+def newly_met(properties: Mapping | None, name: str = "") -> str:
     """The role in which a person is said to be new ("my new coworker" → colleague, "the new
-    intern" → intern), "" when none is."""
+    intern" → intern), "" when none is. With the ``name`` said, also the word a note puts
+    next to it after "new", whatever the trade ("my new barista Nguyen Van An", "Дмитрий,
+    новый курьер" → курьер; round 30)."""
     for value in (properties or {}).values():
         for words in _NEWLY.findall(value.lower() if isinstance(value, str) else ""):
             for word in words:
                 role = role_word(word)
-                if role in _SOCIAL or role in _NEWCOMERS:
+                if role in NEWLY_MET_ROLES:
                     return role
+    return _new_beside(properties or {}, name) if name.strip() else ""
+
+
+def _new_beside(properties: Mapping, name: str) -> str:
+    """The word for what a person is that a note says "new" of next to their name: "my new
+    barista Nguyen Van An", "Nguyen Van An, our new barista" — not a family word (a "new
+    dad" just became one)."""
+    key = re.escape(name.strip().lower())
+    beside = re.compile(
+        rf"\b(?:{_NEW_WORDS})\s+(\w+)\s+{key}(?!\w)"
+        rf"|{key},?\s+(?:(?:my|our|the|el|la|le|der|die|il|o|a|мой|наш)\s+)?(?:{_NEW_WORDS})\s+(\w+)"
+    )
+    for value in properties.values():
+        match = beside.search(value.lower()) if isinstance(value, str) else None
+        if match:
+            word = match.group(1) or match.group(2)
+            role = role_word(word)
+            if role not in _KIN | _PARTNER:
+                return role or word
     return ""
 
 
@@ -811,6 +845,32 @@ def someone_elses_kin(name: str, properties: Mapping | None) -> str:
             if named == first and role in _KIN | _PARTNER:
                 return role
     return ""
+
+
+# The person a note names as another's relative, partner or friend, by name: "Mrs Patel's
+# son Raj", "Jamal's brother", "Leo's best mate" (round 30).
+_NAMED_KIN = re.compile(
+    r"([A-Z][\w.’'-]*(?:\s+[A-Z][\w.’'-]*){0,2})['’]s?\s+([a-z]+)(?:\s+([a-z]+))?"
+)
+
+
+def kin_of_named(properties: Mapping | None) -> frozenset[str]:
+    """The names of the people a note says the person is a relative, partner or friend of
+    ("Mrs Patel's son Raj collects the rent" → {"Mrs Patel"}): none of them is the person,
+    since nobody is their own son. Names as written; the caller normalises them."""
+    found: set[str] = set()
+    for value in (properties or {}).values():
+        if not isinstance(value, str):
+            continue
+        for whose, *words in _NAMED_KIN.findall(value):
+            # The relation, or the one after a word that says which ("best mate").
+            if whose.lower() not in _NOT_NAMES and any(role_word(w) in _PEOPLE for w in words):
+                found.add(whose)
+    return frozenset(found)
+
+
+# Words written capitalised before a possessive that name no one ("My", "Our").
+_NOT_NAMES = frozenset({"my", "our", "his", "her", "their", "your", "the", "i"})
 
 
 # Someone said as another person's in a role that is no family ("my sister's pastor in

@@ -137,22 +137,42 @@ def _candidate_list(verdict, nodes: Mapping[int, Node]) -> list[dict]:
     ]
 
 
+# Nodes of other kinds the rules read when the user has a tie to them (round 30): the
+# people an occasion is said to be a relative's ("my sister's wedding": Sofia, the sister),
+# and a firm and a person holding one role ("the landlord": Mr Okafor, Greystone Estates).
+_TIED_KINDS = {"EVENT": ("PERSON",), "PERSON": ("ORG",), "ORG": ("PERSON",)}
+
+
+def _tied_to(user, column: str, **end):
+    """The ids at ``column`` of the user's live edges with the self node at the other end
+    (a subquery)."""
+    return (
+        Edge.objects.for_user(user)
+        .filter(superseded_by__isnull=True, **end)
+        .values_list(column, flat=True)
+    )
+
+
 def _verdicts(
     user, entities: Sequence[dict], self_node: Node | None, relations: Sequence[dict]
 ) -> tuple[list[Node], dict[int, Node], list]:
     """The merge rules' verdict for each entity (read-only; four queries whatever the batch):
     the user's nodes of every kind present (plus nodes of any kind sharing a name with an
-    entity, for the provisional upgrade and the other-kind hold), the live edges between
+    entity, for the provisional upgrade and the other-kind hold, and the user's people for
+    an event, or firms for a person, tied to the user: ``_TIED_KINDS``), the live edges between
     those nodes and the self node (what each is to the user), and the kept-apart decisions a
     person made (pairs never merged nor asked again). Returns the rows loaded, every node
     considered by id (the self node included) and the verdicts in entity order."""
     kinds = {e["kind"] for e in entities}
     names = {normalise_name(e["name"]) for e in entities}
-    rows = list(
-        Node.objects.for_user(user).filter(
-            Q(kind__in=kinds) | Q(is_self=True) | Q(normalised_name__in=names)
+    loaded = Q(kind__in=kinds) | Q(is_self=True) | Q(normalised_name__in=names)
+    tied_kinds = set().union(*(_TIED_KINDS.get(k, ()) for k in kinds)) - kinds
+    if tied_kinds and self_node is not None and self_node.pk is not None:
+        loaded |= Q(kind__in=tied_kinds) & (
+            Q(pk__in=_tied_to(user, "target_id", source_id=self_node.pk))
+            | Q(pk__in=_tied_to(user, "source_id", target_id=self_node.pk))
         )
-    )
+    rows = list(Node.objects.for_user(user).filter(loaded))
     nodes: dict[int, Node] = {n.pk: n for n in rows}
     if self_node is not None:
         nodes[self_node.pk] = self_node
