@@ -362,12 +362,15 @@ _FATHERS_SIDE = re.compile(r"\b(?:dad|father|papa)['’]s\b|\bpaternal\b")
 def _side_of(node: StoredNode) -> str:
     """Which side of the user's family a stored relative is on: by a kinship word of one
     side among their names ("奶奶"), else by their note ("mum's mother", "paternal"); ""
-    when neither says, or both."""
+    when neither says, or both. Round 31: a kinship word of one side in the note counts
+    ("my dadi, Jaipur")."""
     for form in node_forms(node):
         if side := _SIDES.get(_kinship_word(form), ""):
             return side
     note = str(node.properties.get("note") or "").lower()
     mothers, fathers = bool(_MOTHERS_SIDE.search(note)), bool(_FATHERS_SIDE.search(note))
+    said = {_SIDES.get(w, "") for w in re.findall(r"[^\W\d_]+", note)} - {""}
+    mothers, fathers = mothers or said == {"m"}, fathers or said == {"f"}
     return "m" if mothers and not fathers else "f" if fathers and not mothers else ""
 
 
@@ -401,6 +404,17 @@ def _without_kin_words(same_kind: Sequence[StoredNode]) -> list[StoredNode]:
         elif kept:
             out.append(replace(node, name=kept[0], aliases=tuple(kept[1:])))
     return out
+
+
+def _titled_otherwise(node: StoredNode, roles: frozenset[str]) -> bool:
+    """Whether every kinship title among a node's names is of a relation other than
+    ``roles`` (Zio Franco, for "Nonno Franco"), and it has one; courtesies aside."""
+    titled = [
+        split[0]
+        for f in node_forms(node)
+        if (split := kin_title(f)) is not None and not COURTESY_TITLES & set(name_words(f))
+    ]
+    return bool(titled) and not any(shares_role(roles, {t}) for t in titled)
 
 
 def _without_kin_titles(same_kind: Sequence[StoredNode]) -> list[StoredNode]:
@@ -440,9 +454,14 @@ def people_verdict(
     if split is not None:
         role, name = split
         gender = mention.gender or gender_of([role])
-        stored = _without_kin_titles(same_kind)
         courtesy = bool(COURTESY_TITLES & set(name_words(new)))
         elders = _CHILDRENS_VIEW.get(role) if not mention.roles else None
+        # Round 31: "Nonno Franco" is not "Zio Franco": a stored name's kinship title of
+        # another relation is another person (a courtesy title said leaves it to the guards).
+        said_as = elders or frozenset({role})
+        stored = _without_kin_titles(
+            [n for n in same_kind if courtesy or not _titled_otherwise(n, said_as)]
+        )
         if courtesy or elders:
             # A courtesy as often as a relation, a grandparent's title as often the children's
             # name for a parent: only another family relation contradicts it.

@@ -468,7 +468,9 @@ def noted_qualifier(name: str, said: Mapping[str, object]) -> str:
 
 # Where a note puts a place by the places around it: "drove to Atlanta", "near Lahore",
 # "in Uruguay", or the place's own name with its region ("Alexandria, Virginia").
-_AROUND = re.compile(r"\b(in|from|to|near|outside)\s+([A-Z][\w'’-]*(?:\s+[A-Z][\w'’-]*){0,2})")
+_AROUND = re.compile(
+    r"\b(in|from|to|near|outside)\s+((?:St\.\s+)?[A-Z][\w'’-]*(?:\s+[A-Z][\w'’-]*){0,2})"
+)
 
 
 _AROUND_THEN = re.compile(
@@ -485,6 +487,38 @@ def place_noted_in(name: str, said: Mapping[str, object]) -> frozenset[str]:
     those but "in" ("drove to Atlanta", "near Lahore" — "in Belém" is as often a district of
     another city); a stated country, state, province or city that names one. The place's
     own name counts for nothing (Georgia is a country and a state)."""
+    found: set[str] = set()
+    for runs, city in _places_around(name, said):
+        for said_place in runs:
+            iso = country_iso(said_place) or state_country(said_place)
+            countries = frozenset({iso}) if iso else place_countries(said_place) if city else ()
+            if len(countries) == 1:
+                found |= countries
+                break
+    for key in ("country", "state", "province", "city"):
+        if isinstance(said.get(key), str) and len(stated := place_countries(str(said[key]))) == 1:
+            found |= stated
+    return frozenset(found)
+
+
+def place_noted_states(name: str, said: Mapping[str, object]) -> frozenset[str]:
+    """The US states a note puts a place of ``name`` in, where ``place_noted_in`` reads
+    countries ("Illinois, where Grandpa was born"; "my in-laws' farm in Nebraska"; round
+    31): two Springfields of one country."""
+    states = set()
+    for runs, _ in _places_around(name, said):
+        state = next((p for p in runs if state_country(p) and not country_iso(p)), "")
+        if state:
+            states.add(fold_accents(state).lower())
+    if isinstance(said.get("state"), str) and state_country(str(said["state"])):
+        states.add(fold_accents(str(said["state"])).lower())
+    return frozenset(states)
+
+
+def _places_around(name: str, said: Mapping[str, object]) -> list[tuple[list[str], bool]]:
+    """The phrases a note names around a place of ``name`` (``place_noted_in``), each as its
+    runs of words from the longest (the place's own name and words under four letters left
+    out), with whether a city there counts (not after "in")."""
     text = said_text(said, as_written=True)
     own = fold_accents(name).lower().strip()
     phrases = [(m.group(2), m.group(1) != "in") for m in _AROUND.finditer(text)]
@@ -502,22 +536,24 @@ def place_noted_in(name: str, said: Mapping[str, object]) -> frozenset[str]:
     opening = _OPENING.match(text)
     if opening:
         phrases.append((opening.group(1), False))
-    found: set[str] = set()
+    found = []
     for phrase, city in phrases:
         words = phrase.split()
-        for n in range(len(words), 0, -1):
-            said_place = " ".join(words[:n])
-            if fold_accents(said_place).lower() == own or len(said_place) < 4:
-                continue
-            iso = country_iso(said_place) or state_country(said_place)
-            countries = frozenset({iso}) if iso else place_countries(said_place) if city else ()
-            if len(countries) == 1:
-                found |= countries
-                break
-    for key in ("country", "state", "province", "city"):
-        if isinstance(said.get(key), str) and len(stated := place_countries(str(said[key]))) == 1:
-            found |= stated
-    return frozenset(found)
+        runs = [" ".join(words[:n]) for n in range(len(words), 0, -1)]
+        runs = [r for r in runs if fold_accents(r).lower() != own and len(r) >= 4]
+        found.append((runs, city))
+    return found
+
+
+# Round 31: what a note opens by saying a place is — a country, or a state.
+_PLACE_TYPE = re.compile(r"^\s*(?:the\s+)?(?:(?:us|u\.s\.|american)\s+)?(country|state)\b")
+
+
+def place_type_noted(said: Mapping[str, object]) -> str:
+    """ "country" or "state" when a place's note opens by saying it is one ("the country, the
+    Tbilisi side"; "the US state, Grandpa's army base"), else ""."""
+    match = _PLACE_TYPE.match(said_text(said))
+    return match.group(1) if match else ""
 
 
 def placed_apart(noted: frozenset[str], stored: Mapping[str, object]) -> bool:
@@ -693,6 +729,69 @@ def introduced_as_stranger(name: str, said: Mapping[str, object]) -> bool:
         (match.group(1) or "").lower() not in _ARTICLE_FOLLOWERS
         for match in introduced.finditer(text)
     )
+
+
+# Round 31: the years a note gives of someone's life — born (or baptised), and died.
+_YEAR_SAID = r"(1[5-9]\d\d|20\d\d)"
+_BORN = re.compile(
+    rf"\bborn\s+(?:in\s+)?(?:(?:about|around|circa|c\.)\s*)?{_YEAR_SAID}\b"
+    rf"|\b{_YEAR_SAID}\s+(?:baptism|christening)\b|\b(?:baptised|baptized|christened)\s+(?:in\s+)?{_YEAR_SAID}\b"
+)
+_DIED = re.compile(rf"\b(?:died|passed away|buried)\s+(?:in\s+)?{_YEAR_SAID}\b")
+# Birth years said of one person a few years apart are one person's, as records differ.
+_BIRTH_SLACK = 5
+
+
+def _life_years(said: Mapping[str, object]) -> tuple[int | None, int | None]:
+    text = said_text(said)
+    born, died = _BORN.search(text), _DIED.search(text)
+    year = next((g for g in born.groups() if g), None) if born else None
+    return (int(year) if year else None, int(died.group(1)) if died else None)
+
+
+def lives_apart(said: Mapping[str, object], stored: Mapping[str, object]) -> bool:
+    """Whether the years two notes give of someone's life cannot be one life: births more
+    than ``_BIRTH_SLACK`` years apart ("born 1875 in Wisconsin", "born 1820 in Ribe"), or one
+    born a year or more after the other died ("his grandson, born 1910", "died 1899"; "a 1955
+    baptism", "died 1950") — a namesake of another generation (round 31)."""
+    born, died = _life_years(said)
+    held_born, held_died = _life_years(stored)
+    if born and held_born and abs(born - held_born) > _BIRTH_SLACK:
+        return True
+    return bool(
+        (born and held_died and born > held_died + 1)
+        or (held_born and died and held_born > died + 1)
+    )
+
+
+# Round 31: whose a thing is, as a note says it — opening with someone's ("Mum's stairlift
+# at her house", "Dad's mobility scooter"), or for someone ("a blue badge for Dad", "a
+# stairlift quoted for Auntie Joan's house", "bought Lily a scooter").
+_OWNER_OPENING = re.compile(r"^\s*(?:my\s+)?([A-Z][\w-]*(?:\s+[A-Z][\w-]*)?)['’]s?\s")
+_OWNER_FOR = re.compile(r"\b(?:for|bought|got|gave)\s+([A-Z][\w-]*(?:\s+[A-Z][\w-]*)?)\b")
+
+
+def thing_owner(said: Mapping[str, object]) -> frozenset[str]:
+    """Who a note says a thing is someone's or for, as kinship words' relations (Mum →
+    mother) or a name's words; empty when it names no one."""
+    note = said.get("note")
+    if not isinstance(note, str):
+        return frozenset()
+    match = _OWNER_OPENING.match(note) or _OWNER_FOR.search(note)
+    if not match:
+        return frozenset()
+    owner = fold_accents(match.group(1)).lower()
+    if owner in _NOT_WHOSE:
+        return frozenset()
+    relation = role_word(owner.split()[-1])
+    return frozenset({relation}) if relation in PEOPLE_ROLES else frozenset(owner.split())
+
+
+def owned_by_others(said: Mapping[str, object], stored: Mapping[str, object]) -> bool:
+    """Whether the notes of a thing said and a stored one of its name say two people's
+    ("for Auntie Joan's house" / "Mum's stairlift"; "for Dad" / "Mum's badge"): two things."""
+    said_owner, held_owner = thing_owner(said), thing_owner(stored)
+    return bool(said_owner) and bool(held_owner) and said_owner.isdisjoint(held_owner)
 
 
 def someone_elses_animal(said: Mapping[str, object]) -> bool:

@@ -63,6 +63,7 @@ from memory.core.merge_properties import (
     handle_stem,
     identified_by,
     introduced_as_stranger,
+    lives_apart,
     met_elsewhere,
     newcomer_after_death,
     noted_countries,
@@ -70,7 +71,10 @@ from memory.core.merge_properties import (
     noted_qualifier,
     noted_species,
     occasions_differ,
+    owned_by_others,
     place_noted_in,
+    place_noted_states,
+    place_type_noted,
     placed_apart,
     properties_differ,
     replaces_another,
@@ -172,6 +176,7 @@ from memory.core.person_roles import (
     kin_of_named,
     newly_met,
     public_and_personal,
+    relative_of_an_acquaintance,
     role_word,
     said_unrelated,
     shares_role,
@@ -548,6 +553,8 @@ def decide_merge(
         else None,
         someones_kin=someone_elses_kin(name, mention.properties) if kind == "PERSON" else "",
         kin_of=_kin_of(new, mention) if kind == "PERSON" else frozenset(),
+        kin_of_roles=_kin_of_roles(new, mention) if kind == "PERSON" else frozenset(),
+        acquaintances_kin=kind == "PERSON" and relative_of_an_acquaintance(mention.properties),
         someones_roles=_someone_elses_roles(name, mention) if kind == "PERSON" else frozenset(),
         someones_group=someone_elses_group(mention.properties) if kind == "ORG" else "",
         replaces=kind == "THING" and replaces_another(said_of),
@@ -709,6 +716,12 @@ def _unless_a_person_in_doubt(s: _Said, verdict: MergeVerdict) -> MergeVerdict:
         return make_verdict(HOLD, verdict.candidates, PLACED_APART, dict(verdict.scores))
     if _noted_otherwise(s.mention, target):
         return make_verdict(HOLD, verdict.candidates, NOTED_OTHERWISE, dict(verdict.scores))
+    generation = _generation_namesakes(s, target)
+    if generation:
+        # "Mike Brennan", with Michael Brennan and Michael Brennan Jr.: father or son (round
+        # 31).
+        ids = [target.id, *generation]
+        return make_verdict(HOLD, ids, GENERATIONS, dict.fromkeys(ids, 1.0))
     if verdict.rule == "first-name" and _surname_unconnected(s, target):
         return make_verdict(HOLD, verdict.candidates, SURNAME_UNCONNECTED, dict(verdict.scores))
     return verdict
@@ -720,10 +733,21 @@ NOTED_OTHERWISE = "noted-otherwise"
 def _noted_otherwise(mention: Mention, node: StoredNode) -> bool:
     """Round 30: someone said as the user's relative ("my brother-in-law Kevin"), and a
     stored person of no family tie whose note opens by another tie ("old classmate from
-    Hillcrest"): a classmate may have married into the family, or may not — asked. A
-    partner is not compared: a date becomes one."""
+    Hillcrest"), or (round 31) whose stated role is none ("house help"): a classmate may
+    have married into the family, or may not — asked. A partner is not compared: a date
+    becomes one."""
     if not family_roles(mention.roles) - _PARTNERS or family_roles(node.roles):
         return False
+    # ... or a stated role that is no relation ("house help"; round 31).
+    stated = node.properties.get("role")
+    if (
+        isinstance(stated, str)
+        and stated.strip()
+        and not family_roles(
+            frozenset({role_word(w) for w in re.findall(r"[a-z]+", stated.lower())})
+        )
+    ):
+        return True
     note = node.properties.get("note")
     if not isinstance(note, str):
         return False
@@ -1381,10 +1405,24 @@ def _description(s: _Said) -> MergeVerdict | None:
     if s.kind == "ORG":
         described = org_description(described)
     verdict = _description_verdict(s.new, described, s.kind, s.same_kind, s.mention, tied=tied)
-    if verdict is None and s.kind == "PERSON":
+    noted = verdict is None and s.kind == "PERSON"
+    if noted:
         # A person no relation or role fits may be the one whose note opens so.
-        return _noted_description(s.new, s.same_kind, s.mention)
-    return _unless_described_across_kinds(s, verdict)
+        verdict = _noted_description(s.new, s.same_kind, s.mention)
+    if verdict is not None and s.kind == "PERSON" and _told_a_new_one(s):
+        # "the parish priest", "the new one; Fr O'Leary retired years ago" (round 31).
+        return None
+    return verdict if noted else _unless_described_across_kinds(s, verdict)
+
+
+def _told_a_new_one(s: _Said) -> bool:
+    """Whether what is said of a person described by what they are tells of a new one ("the
+    new one", "the new parish priest"): not the one the graph holds."""
+    words = s.new.split()
+    phrase = re.escape(" ".join(words[1:] if words[0] in DETERMINERS else words))
+    return bool(
+        re.search(rf"\b(?:the|a)\s+new\s+one\b|\bnew\s+{phrase}\b", said_text(s.mention.properties))
+    )
 
 
 def _unless_described_across_kinds(s: _Said, verdict: MergeVerdict | None) -> MergeVerdict | None:
@@ -1504,6 +1542,25 @@ def _title_initial(s: _Said) -> MergeVerdict | None:
 GENERATIONS = "generations"
 # A generation said after a name: "Frank Miller Sr.", "Ramon Dela Cruz Jr.", "Henry Ford II".
 _GENERATION = re.compile(r"\s*,?\s+(?:sr|snr|senior|jr|jnr|junior|ii|iii|iv)\.?$")
+
+
+def _generation_namesakes(s: _Said, target: StoredNode) -> list[int]:
+    """The other stored people of the target's name with a generation after it (Michael
+    Brennan / Michael Brennan Jr.), when neither the name said nor the target's gives one
+    ("Jun-Jun" is the junior's by its own rule) and the relation said does not pick it."""
+    if _GENERATION.search(s.new) or _GENERATION.search(normalise_name(target.name)):
+        return []
+    if s.mention.roles and shares_role(s.mention.roles, target.roles):
+        return []  # the relation said picks one ("Dad", HAS_FATHER: the father)
+    base = _GENERATION.sub("", normalise_name(target.name))
+    return [
+        n.id
+        for n in s.same_kind
+        if n.id != target.id
+        and not n.is_self
+        and _GENERATION.sub("", normalise_name(n.name)) == base
+        and normalise_name(n.name) != normalise_name(target.name)
+    ]
 
 
 def _generations(s: _Said) -> MergeVerdict | None:
@@ -2021,6 +2078,8 @@ class _ApartSaid:
     newly_met: str
     someones_kin: str
     kin_of: frozenset[str]
+    kin_of_roles: frozenset[str]
+    acquaintances_kin: bool
     someones_roles: frozenset[str]
     someones_group: str
     qualifier: str
@@ -2050,8 +2109,21 @@ def _set_apart(
         or (kind == "PERSON" and _known_otherwise(apart.newly_met, node))
         # "My friend Ankit's wife Priya" is not Priya, the user's partner.
         or (bool(apart.someones_kin) and shares_role(frozenset({apart.someones_kin}), node.roles))
+        # "Lars Andersen", Anders's son born 1875, is not his grandfather born 1820.
+        or (
+            kind == "PERSON"
+            and node.kind == kind
+            and lives_apart(mention.properties, node.properties)
+        )
         # "Mrs Patel's son Raj" is not Mrs Patel (round 30).
         or (kind == "PERSON" and not apart.kin_of.isdisjoint(node_forms(node)))
+        # "jiddo's father" is not the grandfather (round 31).
+        or bool(apart.kin_of_roles & node.roles)
+        # "Papa's cousin from Cebu" is not Tita Baby "Mama's sister"; "Sophie's new
+        # boyfriend" is not Oliver, "Sophie's boy" (round 31).
+        or (kind == "PERSON" and _relations_noted_apart(mention.properties, node.properties))
+        # "My neighbour's mum" is no relative of the user's (the great-aunt Ivy Clarke).
+        or (apart.acquaintances_kin and bool(family_roles(node.roles)))
         # "My sister's pastor in Houston" is not the user's own pastor (HAS_PASTOR).
         or (bool(apart.someones_roles & node.roles) and not apart.someones_roles & mention.roles)
         # "Springfield, Massachusetts, where my brother moved" is not Springfield, Illinois.
@@ -2087,6 +2159,10 @@ def _set_apart(
         )
         # The Golden Dragon "while in Singapore" is not the takeaway in Leeds.
         or placed_apart(apart.countries, node.properties)
+        # "A stairlift for Auntie Joan's house" is not "Mum's stairlift" (round 31).
+        or (kind in ("THING", "OTHER") and owned_by_others(mention.properties, node.properties))
+        # "Another fall last night" is not the fall stored (round 31).
+        or (kind == "EVENT" and _another_of(new, mention))
         # The new bike that replaces the old one, the reissue beside the first pressing.
         or (apart.replaces and new not in node_forms(node))
         or (apart.another_copy and new in node_forms(node))
@@ -2105,15 +2181,105 @@ def _kin_of(new: str, mention: Mention) -> frozenset[str]:
     )
 
 
+# A kinship word before a possessive and a word for a relative ("jiddo's father").
+_KIN_WORD_OF = re.compile(r"\b([^\W\d_]+)['’]s\s+([a-z]+)(?:\s+([a-z]+))?")
+
+
+def _kin_of_roles(new: str, mention: Mention) -> frozenset[str]:
+    """The relations to the user of the people a note names by a kinship word as those
+    whose relative the person is ("jiddo's father", "Dad's grandfather", "Mum's cousin" →
+    grandfather, father, mother; round 31): nobody is their own father. Not a relation the
+    person is said to have, or their own name means ("Mum", "Mum's sister is visiting")."""
+    own = mention.roles | kinship_meanings(new)
+    found: set[str] = set()
+    for value in mention.properties.values():
+        if not isinstance(value, str):
+            continue
+        for possessor, *words in _KIN_WORD_OF.findall(value):
+            if any(role_word(w) in PEOPLE_ROLES for w in words):
+                found |= kinship_meanings(possessor.lower())
+    return frozenset(found - own)
+
+
+# What a note opens by saying a person is to someone: "Mama's sister in Quezon City",
+# "Nainai's live-in carer", "my grandson, Sophie's boy" (the first possessive of the note).
+_NOTED_RELATION = re.compile(
+    r"^(?:[^;.]*?,\s*)??(?:my\s+)?([^\W\d_]+)['’]s\s+((?:[\w-]+\s+){0,2}?[\w-]+)"
+    r"(?=\s*(?:[,;.]|$|\s(?:from|in|at|who|with|on|of|for|and)\b))"
+)
+# A child said as someone's "boy" or "girl" is their son or daughter.
+_CHILD_WORDS = {"boy": "son", "girl": "daughter", "lad": "son", "lass": "daughter"}
+
+
+def _noted_relation(said: Mapping[str, object]) -> tuple[frozenset[str], str] | None:
+    """(whom, what): the relations to the user (a kinship word: Mama → mother) or the name
+    of the one a note opens by saying the person is someone's, and the word for what they
+    are to them ("Mama's sister" → ({mother}, sister)); None when it says none."""
+    note = said.get("note")
+    match = _NOTED_RELATION.match(note) if isinstance(note, str) else None
+    if not match:
+        return None
+    possessor = match.group(1).lower()
+    word = match.group(2).lower().split()[-1]
+    what = _CHILD_WORDS.get(word, role_word(word))
+    if what not in PEOPLE_ROLES and what not in _KIN_TIES and what not in _HELPERS:
+        return None  # "Theo's coming round", "my sister's flight": no one's relation
+    return kinship_meanings(possessor) or frozenset({possessor}), what
+
+
+def _relations_noted_apart(said: Mapping[str, object], held: Mapping[str, object]) -> bool:
+    """Whether two notes say two people: two of the user's relatives' (by kinship words),
+    and something else to each ("Papa's cousin" / "Mama's sister", "Mom's friend from
+    square dancing" / "Nainai's live-in carer"); or one person's, as two family ties
+    ("Sophie's new boyfriend" / "Sophie's boy"). One person may be Mum's GP and Dad's GP,
+    Mum's friend and her neighbour, Chloé's grandmother and "my ex's mother"."""
+    said_tie, held_tie = _noted_relation(said), _noted_relation(held)
+    if said_tie is None or held_tie is None or said_tie[1] == held_tie[1]:
+        return False
+    if said_tie[0].isdisjoint(held_tie[0]):
+        # Two of the user's relatives' ("Mama's", "Papa's"), not anyone's: "Chloé's
+        # grandmother" is "my ex's mother".
+        return said_tie[0] <= PEOPLE_ROLES and held_tie[0] <= PEOPLE_ROLES
+    family = _KIN_TIES | family_roles(PEOPLE_ROLES)
+    return said_tie[1] in family and held_tie[1] in family
+
+
+_KIN_TIES = frozenset(_CHILD_WORDS.values())
+# People someone has in their home or care who are no tie the roles name.
+_HELPERS = frozenset({"carer", "caregiver", "helper", "nurse", "nanny", "maid", "housekeeper"})
+
+
+def _another_of(new: str, mention: Mention) -> bool:
+    """Whether a note tells of another occurrence of the event said by its name's last word
+    ("Mum's fall", "another fall last night")."""
+    words = new.split()
+    head = re.escape(words[-1]) if words else ""
+    return bool(head) and bool(
+        re.search(
+            rf"\b(?:another|a second|a third|one more)\s+{head}\b", said_text(mention.properties)
+        )
+    )
+
+
 def _noted_in_two_countries(new: str, mention: Mention, node: StoredNode) -> bool:
     """Whether what was said of a place and what is held of a stored place of its name put
     them in two countries, each by the places around it ("to Atlanta", "near Lahore") or a
-    stated country, state or city (``place_noted_in``): two places of one name."""
+    stated country, state or city (``place_noted_in``), in two US states, or say one is a
+    country and the other a state: two places of one name."""
     said = place_noted_in(new, mention.properties)
-    if not said:
-        return False
-    held = place_noted_in(node.name, node.properties)
-    return bool(held) and said.isdisjoint(held)
+    held = place_noted_in(node.name, node.properties) if said else frozenset()
+    if said and held and said.isdisjoint(held):
+        return True
+    # Round 31: two US states ("Illinois, where Grandpa was born" / "Massachusetts, where
+    # Aunt Rose raised her kids"), or a country and a state ("the country" / "the US state").
+    states = place_noted_states(new, mention.properties)
+    # (A stored place's own name may say it: "the farm in Iowa".)
+    held_said = {**node.properties, "name": node.name}
+    held_states = place_noted_states(node.name, held_said) if states else frozenset()
+    if states and held_states and states.isdisjoint(held_states):
+        return True
+    kinds = {place_type_noted(mention.properties), place_type_noted(node.properties)}
+    return "" not in kinds and len(kinds) == 2
 
 
 def _qualified_apart(new: str, qualifier: str, node: StoredNode) -> bool:

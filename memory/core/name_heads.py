@@ -45,6 +45,8 @@ _ORG_WORDS = frozenset(
         # Round 30: a group, a firm of a profession, a courier's service ("The LEGO Group" /
         # LEGO, "Halden" / Halden Architects, DHL Express / DHL).
         *("group", "architects", "solicitors", "express"),
+        # Round 31: where the old are cared for by day ("Oakfield" / Oakfield Day Centre).
+        *("day centre", "day center", "retirement village"),
     }
 )
 # Words that say which of its kind an organisation is, between its name and its kind word
@@ -65,6 +67,9 @@ _ORG_WORDS_BEFORE = frozenset(
         *("trattoria", "ristorante", "pizzeria", "osteria", "taverna", "cafe", "caffe", "bar"),
         *("brasserie", "boulangerie", "patisserie", "restaurant", "bistro", "cantina", "hotel"),
         "studio",
+        # Round 31: a care service's or a care home's word before its name ("Sonnenschein" /
+        # Pflegedienst Sonnenschein, "São Vicente" / Lar dos Idosos São Vicente).
+        *("pflegedienst", "pflegeheim", "seniorenheim", "lar dos idosos", "casa de repouso"),
     }
 )
 # A saint's name is given to a parish's church, school and hospital alike: "St. Mary's"
@@ -83,7 +88,9 @@ KIND_WORDS: dict[str, frozenset[str]] = {
     "TOPIC": frozenset({"music"}),
     "PREFERENCE": frozenset({"music", "food", "cuisine"}),
     # Round 28: a farm or a ranch said without the word ("Balnacraig" / Balnacraig Farm).
-    "PLACE": frozenset({"national park", "islands", "farm", "ranch", "hotel"}),
+    "PLACE": frozenset(
+        {"national park", "islands", "farm", "ranch", "hotel", "retirement village"}
+    ),
     # An app is what its name alone means ("Strava app" / Strava).
     "THING": frozenset({"app"}),
 }

@@ -39,6 +39,7 @@ __all__ = [
     "kin_of_named",
     "newly_met",
     "public_and_personal",
+    "relative_of_an_acquaintance",
     "role_word",
     "roles_from_relations",
     "same_close_family",
@@ -873,6 +874,24 @@ def kin_of_named(properties: Mapping | None) -> frozenset[str]:
 _NOT_NAMES = frozenset({"my", "our", "his", "her", "their", "your", "the", "i"})
 
 
+# Round 31: someone said as the relative of a person the user knows by no family tie ("my
+# neighbour's mum", "my boss's wife").
+_NON_KIN_RELATIVE = re.compile(r"\bmy\s+([a-z]+)['’]s\s+([a-z]+)")
+
+
+def relative_of_an_acquaintance(properties: Mapping | None) -> bool:
+    """Whether a note says the person is a relative of someone the user knows by no family
+    tie ("my neighbour's mum turned 100"): then no relative of the user's own."""
+    for value in (properties or {}).values():
+        if not isinstance(value, str):
+            continue
+        for whose, word in _NON_KIN_RELATIVE.findall(value.lower()):
+            possessor, role = role_word(whose), role_word(word)
+            if possessor in _SOCIAL and possessor not in _KIN and role in _KIN:
+                return True
+    return False
+
+
 # Someone said as another person's in a role that is no family ("my sister's pastor in
 # Houston", "my brother-in-law's rabbi"): the possessor a person the user names by a role.
 _SOMEONES_ROLE = re.compile(r"\bmy\s+([a-z]+(?:[- ][a-z]+){0,2})['’]s\s+([a-z]+)")
@@ -900,10 +919,22 @@ _UNRELATED = re.compile(r"\b(?:not related|no relation|not (?:a )?(?:blood )?rel
 
 def said_unrelated(properties: Mapping | None) -> bool:
     """Whether a note says the person is no relative of the user's, whatever they are
-    called ("Aunty Ngozi … not related")."""
+    called ("Aunty Ngozi … not related"), or opens by saying they are a neighbour."""
+    note = (properties or {}).get("note")
+    if isinstance(note, str) and _NEIGHBOUR_OPENING.match(note.lower()):
+        return True
     return any(
         isinstance(v, str) and _UNRELATED.search(v.lower()) for v in (properties or {}).values()
     )
+
+
+# Round 31: a note that opens by saying the person is a neighbour ("the old lady next door
+# that Eomma brings food to", "our neighbour"): someone the user calls by a kinship word
+# out of respect ("Halmeoni"), not a relative.
+_NEIGHBOUR_OPENING = re.compile(
+    r"^\s*(?:(?:the|our|my)\s+(?:\w+\s+){0,2}(?:lady|man|woman|gentleman|couple)\s+next door"
+    r"|(?:the|our|my)\s+(?:\w+\s+)?neighbou?r\b)"
+)
 
 
 def stated_age(value: object) -> int | None:

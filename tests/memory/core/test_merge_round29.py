@@ -22,8 +22,11 @@ def test_a_kinship_word_said_as_someone_elses_is_another_person():
 
 def test_no_one_calls_their_own_family_mrs_or_don():
     yiayia = node(1, "Eleni Georgiou", "grandmother", note="Yiayia, Thessaloniki")
-    said = {"note": "Yiayia's neighbour Kyria Eleni"}
+    said = {"note": "Kyria Eleni brought koulourakia round"}
     assert decide("Kyria Eleni", [yiayia], **said) == ("hold", None, "courtesy-for-family")
+    # Said as the grandmother's neighbour, she is someone else (round 31).
+    neighbour = {"note": "Yiayia's neighbour Kyria Eleni"}
+    assert decide("Kyria Eleni", [yiayia], **neighbour)[0] == "new"
     # An in-law may be.
     in_law = node(1, "Francisco Morales", "father_in_law", note="makes paella every Sunday")
     assert decide("Don Paco", [in_law], note="Don Paco's Sunday paella")[:2] == ("merge", 1)
