@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from functools import lru_cache
 
 from memory.core.first_names import is_given_name
 from memory.core.merge_places import is_acronym_of
@@ -742,20 +743,29 @@ _DIED = re.compile(rf"\b(?:died|passed away|buried)\s+(?:in\s+)?{_YEAR_SAID}\b")
 _BIRTH_SLACK = 5
 
 
-def _life_years(said: Mapping[str, object]) -> tuple[int | None, int | None]:
-    text = said_text(said)
+def life_years(said: Mapping[str, object]) -> tuple[int | None, int | None]:
+    """(born, died): the years a note gives of someone's life, each None when not said."""
+    return _life_years_in(said_text(said))
+
+
+@lru_cache(maxsize=16384)
+def _life_years_in(text: str) -> tuple[int | None, int | None]:
+    # Cached by text: every stored node's note is read again for each entity of a batch.
     born, died = _BORN.search(text), _DIED.search(text)
     year = next((g for g in born.groups() if g), None) if born else None
     return (int(year) if year else None, int(died.group(1)) if died else None)
 
 
-def lives_apart(said: Mapping[str, object], stored: Mapping[str, object]) -> bool:
+def lives_apart(said: tuple[int | None, int | None], stored: Mapping[str, object]) -> bool:
     """Whether the years two notes give of someone's life cannot be one life: births more
     than ``_BIRTH_SLACK`` years apart ("born 1875 in Wisconsin", "born 1820 in Ribe"), or one
     born a year or more after the other died ("his grandson, born 1910", "died 1899"; "a 1955
-    baptism", "died 1950") — a namesake of another generation (round 31)."""
-    born, died = _life_years(said)
-    held_born, held_died = _life_years(stored)
+    baptism", "died 1950") — a namesake of another generation (round 31). ``said``: the
+    entity's ``life_years``, worked out once for every stored node."""
+    born, died = said
+    if born is None and died is None:
+        return False
+    held_born, held_died = life_years(stored)
     if born and held_born and abs(born - held_born) > _BIRTH_SLACK:
         return True
     return bool(
@@ -775,8 +785,11 @@ def thing_owner(said: Mapping[str, object]) -> frozenset[str]:
     """Who a note says a thing is someone's or for, as kinship words' relations (Mum →
     mother) or a name's words; empty when it names no one."""
     note = said.get("note")
-    if not isinstance(note, str):
-        return frozenset()
+    return _owner_in(note) if isinstance(note, str) else frozenset()
+
+
+@lru_cache(maxsize=16384)
+def _owner_in(note: str) -> frozenset[str]:
     match = _OWNER_OPENING.match(note) or _OWNER_FOR.search(note)
     if not match:
         return frozenset()

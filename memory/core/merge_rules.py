@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
+from functools import lru_cache
 
 from anyascii import anyascii
 from rapidfuzz.distance import OSA, Levenshtein
@@ -63,6 +64,7 @@ from memory.core.merge_properties import (
     handle_stem,
     identified_by,
     introduced_as_stranger,
+    life_years,
     lives_apart,
     met_elsewhere,
     newcomer_after_death,
@@ -554,6 +556,7 @@ def decide_merge(
         someones_kin=someone_elses_kin(name, mention.properties) if kind == "PERSON" else "",
         kin_of=_kin_of(new, mention) if kind == "PERSON" else frozenset(),
         kin_of_roles=_kin_of_roles(new, mention) if kind == "PERSON" else frozenset(),
+        life=life_years(mention.properties) if kind == "PERSON" else (None, None),
         acquaintances_kin=kind == "PERSON" and relative_of_an_acquaintance(mention.properties),
         someones_roles=_someone_elses_roles(name, mention) if kind == "PERSON" else frozenset(),
         someones_group=someone_elses_group(mention.properties) if kind == "ORG" else "",
@@ -2079,6 +2082,7 @@ class _ApartSaid:
     someones_kin: str
     kin_of: frozenset[str]
     kin_of_roles: frozenset[str]
+    life: tuple[int | None, int | None]
     acquaintances_kin: bool
     someones_roles: frozenset[str]
     someones_group: str
@@ -2110,11 +2114,7 @@ def _set_apart(
         # "My friend Ankit's wife Priya" is not Priya, the user's partner.
         or (bool(apart.someones_kin) and shares_role(frozenset({apart.someones_kin}), node.roles))
         # "Lars Andersen", Anders's son born 1875, is not his grandfather born 1820.
-        or (
-            kind == "PERSON"
-            and node.kind == kind
-            and lives_apart(mention.properties, node.properties)
-        )
+        or (kind == "PERSON" and node.kind == kind and lives_apart(apart.life, node.properties))
         # "Mrs Patel's son Raj" is not Mrs Patel (round 30).
         or (kind == "PERSON" and not apart.kin_of.isdisjoint(node_forms(node)))
         # "jiddo's father" is not the grandfather (round 31).
@@ -2216,7 +2216,13 @@ def _noted_relation(said: Mapping[str, object]) -> tuple[frozenset[str], str] | 
     of the one a note opens by saying the person is someone's, and the word for what they
     are to them ("Mama's sister" → ({mother}, sister)); None when it says none."""
     note = said.get("note")
-    match = _NOTED_RELATION.match(note) if isinstance(note, str) else None
+    return _relation_in(note) if isinstance(note, str) else None
+
+
+@lru_cache(maxsize=16384)
+def _relation_in(note: str) -> tuple[frozenset[str], str] | None:
+    # Cached by note: every stored node's note is read again for each entity of a batch.
+    match = _NOTED_RELATION.match(note)
     if not match:
         return None
     possessor = match.group(1).lower()

@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Mapping
+from functools import lru_cache
 
 from memory.core.name_spelling import fold_accents
 from memory.core.words import STOP_WORDS
@@ -311,6 +312,7 @@ _OCCASION_OF = re.compile(
 _KI = re.compile(r"^(.+?)\s+(?:ki|ka|ke)\s+(.+)$")
 
 
+@lru_cache(maxsize=16384)
 def _possessor_and_event(norm: str) -> tuple[frozenset[str], tuple[str, ...]] | None:
     """("sarah and ben's wedding") → ({sarah, ben}, (wedding,)); the same of an occasion of
     ``_OCCASIONS`` said in another language's words for whose ("le mariage de claire" →
@@ -497,6 +499,7 @@ _FESTIVAL_OF = {f"{syn} ": f"{name} " for name, syns in _FESTIVALS.items() for s
 _AT_WORDS = {"bei": "at", "chez": "at"}
 
 
+@lru_cache(maxsize=16384)
 def festival_form(norm: str) -> str:
     """An event's name with a festival's other names written as one (``_FESTIVALS``) and
     "bei"/"chez" as "at": "weihnachten bei oma" → "christmas at oma"; "" when the name

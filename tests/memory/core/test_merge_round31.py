@@ -10,6 +10,7 @@ on every labelled set."""
 import pytest
 
 from memory.core.merge_properties import (
+    life_years,
     lives_apart,
     owned_by_others,
     place_noted_states,
@@ -32,7 +33,7 @@ from tests.memory.core.merge_helpers import decide, node
     ],
 )
 def test_the_years_of_a_life(said, held, apart):
-    assert lives_apart({"note": said}, {"note": held}) is apart
+    assert lives_apart(life_years({"note": said}), {"note": held}) is apart
 
 
 def test_a_namesake_of_another_generation_is_another_person():
