@@ -137,6 +137,7 @@ from memory.core.name_heads import (
 )
 from memory.core.name_scripts import same_reading
 from memory.core.name_spelling import (
+    fold_accents,
     has_transliterable_letters,
     romanised_alike,
     romanised_name,
@@ -584,7 +585,8 @@ def decide_merge(
     for rule in _RULES:
         verdict = rule(said)
         if verdict is not None:
-            verdict = _unless_a_person_in_doubt(said, _unless_known_elsewhere(said, verdict))
+            verdict = _unless_known_elsewhere(said, verdict)
+            verdict = _unless_a_person_in_doubt(said, _unless_placed_otherwise(said, verdict))
             return _one_of_the_relation(said, verdict)
     namesake = any(n.kind == kind and new in node_forms(n) for n in differ)
     if namesake:
@@ -689,6 +691,57 @@ def _unless_known_elsewhere(s: _Said, verdict: MergeVerdict) -> MergeVerdict:
     if not known_elsewhere(s.kind, s.name, node_forms(target), said_text(s.mention.properties)):
         return verdict
     return make_verdict(HOLD, [target.id], KNOWN_ELSEWHERE, dict(verdict.scores))
+
+
+PLACED_OTHERWISE = "placed-otherwise"
+# Where a note places a place or an organisation: a proper name after in, near, outside or
+# at ("the one in St. Louis", "near Bala"), or the name a note opens with ("Monmouthshire,
+# Dad's family were dockers there", "Halifax, Yorkshire").
+_PLACED_AT = re.compile(
+    r"\b(?:in|near|outside|at)\s+((?:St\.?\s+)?[A-Z][\w'’.-]*(?:\s+[A-Z][\w'’-]*){0,2})"
+)
+_PLACED_OPENING = re.compile(r"^\s*([A-Z][\w'’.-]*(?:\s+[A-Z][\w'’-]*){0,2})\s*[,;]")
+_NO_PLACES = frozenset(
+    {"january", "february", "march", "april", "may", "june", "july", "august", "september"}
+    | {"october", "november", "december", "christmas", "easter", "the", "my", "our"}
+    | {"monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"}
+)
+
+
+def _placed_names(name: str, said: Mapping[str, object]) -> frozenset[str]:
+    note = said.get("note")
+    if not isinstance(note, str):
+        return frozenset()
+    found = [m.group(1) for m in _PLACED_AT.finditer(note)]
+    opening = _PLACED_OPENING.match(note)
+    found += [opening.group(1)] if opening else []
+    own = fold_accents(name).lower()
+    out = set()
+    for phrase in found:
+        words = fold_accents(phrase).lower().replace(".", "").split()
+        key = " ".join(words)
+        if words and words[0] not in _NO_PLACES and key not in own and own not in key:
+            out.add(key)
+    return frozenset(out)
+
+
+def _unless_placed_otherwise(s: _Said, verdict: MergeVerdict) -> MergeVerdict:
+    """Round 31: a place or an organisation merged by its name is asked about when the
+    entity's note and the stored one's each place it by proper names, none shared nor
+    within another ("Newport", "Rhode Island, where the Portuguese cousins settled", with
+    Newport "Monmouthshire, Dad's family were dockers there"; St Patrick's Cathedral "New
+    York" and "Dublin"): two places of one name, or one place named by a district and by its
+    city ("Westlands" and "Nairobi") — the data knows too few regions to tell which."""
+    if verdict.action != MERGE or s.kind not in ("PLACE", "ORG"):
+        return verdict
+    said = _placed_names(s.name, s.mention.properties)
+    if not said:
+        return verdict
+    target = next(n for n in s.same_kind if n.id == verdict.target)
+    held = _placed_names(target.name, target.properties)
+    if not held or any(a in b or b in a for a in said for b in held):
+        return verdict
+    return make_verdict(HOLD, verdict.candidates, PLACED_OTHERWISE, dict(verdict.scores))
 
 
 INDEFINITE = "indefinite"

@@ -171,3 +171,17 @@ def test_the_side_of_the_family_a_notes_kinship_word_says():
 )
 def test_a_care_service_or_home_with_the_word_for_its_kind(said, stored, kind):
     assert decide(said, [node(1, stored, kind=kind)], kind=kind) == ("merge", 1, "kind-word")
+
+
+def test_a_place_each_note_places_otherwise_is_asked_about():
+    wales = node(1, "Newport", kind="PLACE", note="Monmouthshire, Dad's family were dockers there")
+    said = {"note": "Rhode Island, where the Portuguese cousins settled"}
+    assert decide("Newport", [wales], kind="PLACE", **said) == ("hold", None, "placed-otherwise")
+    # One place named within the other's, a month, or nothing said: the name decides.
+    assert decide("Newport", [wales], kind="PLACE", note="the docks in Monmouthshire")[0] == (
+        "merge"
+    )
+    assert decide("Newport", [wales], kind="PLACE", note="back there in May")[0] == "merge"
+    cathedral = node(1, "St Patrick's Cathedral", kind="ORG", note="Dublin, the choir")
+    said = {"note": "New York, where Aunt Nora married in 1951"}
+    assert decide("St Patrick's Cathedral", [cathedral], kind="ORG", **said)[0] == "hold"
