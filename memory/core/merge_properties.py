@@ -800,10 +800,11 @@ def _owner_in(note: str) -> frozenset[str]:
     return frozenset({relation}) if relation in PEOPLE_ROLES else frozenset(owner.split())
 
 
-def owned_by_others(said: Mapping[str, object], stored: Mapping[str, object]) -> bool:
-    """Whether the notes of a thing said and a stored one of its name say two people's
-    ("for Auntie Joan's house" / "Mum's stairlift"; "for Dad" / "Mum's badge"): two things."""
-    said_owner, held_owner = thing_owner(said), thing_owner(stored)
+def owned_by_others(said_owner: frozenset[str], stored: Mapping[str, object]) -> bool:
+    """Whether the note of a thing said (``said_owner``: its ``thing_owner``, worked out once
+    for every stored node) and a stored one of its name say two people's ("for Auntie Joan's
+    house" / "Mum's stairlift"; "for Dad" / "Mum's badge"): two things."""
+    held_owner = thing_owner(stored)
     return bool(said_owner) and bool(held_owner) and said_owner.isdisjoint(held_owner)
 
 

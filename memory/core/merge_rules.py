@@ -91,6 +91,7 @@ from memory.core.merge_properties import (
     someone_elses_named,
     species_class,
     states_region,
+    thing_owner,
     type_class,
     types_differ,
     what_it_is,
@@ -177,6 +178,7 @@ from memory.core.person_roles import (
     family_roles,
     gender_of,
     kin_of_named,
+    kin_words_of,
     newly_met,
     public_and_personal,
     relative_of_an_acquaintance,
@@ -559,6 +561,14 @@ def decide_merge(
         kin_of_roles=_kin_of_roles(new, mention) if kind == "PERSON" else frozenset(),
         life=life_years(mention.properties) if kind == "PERSON" else (None, None),
         acquaintances_kin=kind == "PERSON" and relative_of_an_acquaintance(mention.properties),
+        tie=_noted_relation(mention.properties) if kind == "PERSON" else None,
+        owner=thing_owner(mention.properties) if kind in ("THING", "OTHER") else frozenset(),
+        another_occurrence=kind == "EVENT" and _another_of(new, mention),
+        place_countries=place_noted_in(new, mention.properties) if kind == "PLACE" else frozenset(),
+        place_states=place_noted_states(new, mention.properties)
+        if kind == "PLACE"
+        else frozenset(),
+        place_type=place_type_noted(mention.properties) if kind == "PLACE" else "",
         someones_roles=_someone_elses_roles(name, mention) if kind == "PERSON" else frozenset(),
         someones_group=someone_elses_group(mention.properties) if kind == "ORG" else "",
         replaces=kind == "THING" and replaces_another(said_of),
@@ -2137,6 +2147,12 @@ class _ApartSaid:
     kin_of_roles: frozenset[str]
     life: tuple[int | None, int | None]
     acquaintances_kin: bool
+    tie: tuple[frozenset[str], str] | None
+    owner: frozenset[str]
+    another_occurrence: bool
+    place_countries: frozenset[str]
+    place_states: frozenset[str]
+    place_type: str
     someones_roles: frozenset[str]
     someones_group: str
     qualifier: str
@@ -2167,14 +2183,14 @@ def _set_apart(
         # "My friend Ankit's wife Priya" is not Priya, the user's partner.
         or (bool(apart.someones_kin) and shares_role(frozenset({apart.someones_kin}), node.roles))
         # "Lars Andersen", Anders's son born 1875, is not his grandfather born 1820.
-        or (kind == "PERSON" and node.kind == kind and lives_apart(apart.life, node.properties))
+        or (kind == "PERSON" and lives_apart(apart.life, node.properties))
         # "Mrs Patel's son Raj" is not Mrs Patel (round 30).
         or (kind == "PERSON" and not apart.kin_of.isdisjoint(node_forms(node)))
         # "jiddo's father" is not the grandfather (round 31).
         or bool(apart.kin_of_roles & node.roles)
         # "Papa's cousin from Cebu" is not Tita Baby "Mama's sister"; "Sophie's new
         # boyfriend" is not Oliver, "Sophie's boy" (round 31).
-        or (kind == "PERSON" and _relations_noted_apart(mention.properties, node.properties))
+        or (kind == "PERSON" and _relations_noted_apart(apart.tie, node.properties))
         # "My neighbour's mum" is no relative of the user's (the great-aunt Ivy Clarke).
         or (apart.acquaintances_kin and bool(family_roles(node.roles)))
         # "My sister's pastor in Houston" is not the user's own pastor (HAS_PASTOR).
@@ -2182,7 +2198,7 @@ def _set_apart(
         # "Springfield, Massachusetts, where my brother moved" is not Springfield, Illinois.
         or (bool(apart.qualifier) and _qualified_apart(new, apart.qualifier, node))
         # "Drove to Atlanta, Georgia" is not Georgia, "from Tbilisi" (round 28).
-        or (kind == "PLACE" and _noted_in_two_countries(new, mention, node))
+        or (kind == "PLACE" and _noted_in_two_countries(apart, node))
         # "My cousin's congregation" is not the synagogue the user belongs to.
         or (
             bool(apart.someones_group)
@@ -2213,9 +2229,9 @@ def _set_apart(
         # The Golden Dragon "while in Singapore" is not the takeaway in Leeds.
         or placed_apart(apart.countries, node.properties)
         # "A stairlift for Auntie Joan's house" is not "Mum's stairlift" (round 31).
-        or (kind in ("THING", "OTHER") and owned_by_others(mention.properties, node.properties))
+        or (kind in ("THING", "OTHER") and owned_by_others(apart.owner, node.properties))
         # "Another fall last night" is not the fall stored (round 31).
-        or (kind == "EVENT" and _another_of(new, mention))
+        or apart.another_occurrence
         # The new bike that replaces the old one, the reissue beside the first pressing.
         or (apart.replaces and new not in node_forms(node))
         or (apart.another_copy and new in node_forms(node))
@@ -2234,24 +2250,15 @@ def _kin_of(new: str, mention: Mention) -> frozenset[str]:
     )
 
 
-# A kinship word before a possessive and a word for a relative ("jiddo's father").
-_KIN_WORD_OF = re.compile(r"\b([^\W\d_]+)['’]s\s+([a-z]+)(?:\s+([a-z]+))?")
-
-
 def _kin_of_roles(new: str, mention: Mention) -> frozenset[str]:
     """The relations to the user of the people a note names by a kinship word as those
-    whose relative the person is ("jiddo's father", "Dad's grandfather", "Mum's cousin" →
-    grandfather, father, mother; round 31): nobody is their own father. Not a relation the
-    person is said to have, or their own name means ("Mum", "Mum's sister is visiting")."""
+    whose relative the person is (``person_roles.kin_words_of``: "jiddo's father", "Dad's
+    grandfather", "Mum's cousin" → grandfather, father, mother; round 31): nobody is their
+    own father. Not a relation the person is said to have, or their own name means ("Mum",
+    "Mum's sister is visiting")."""
     own = mention.roles | kinship_meanings(new)
-    found: set[str] = set()
-    for value in mention.properties.values():
-        if not isinstance(value, str):
-            continue
-        for possessor, *words in _KIN_WORD_OF.findall(value):
-            if any(role_word(w) in PEOPLE_ROLES for w in words):
-                found |= kinship_meanings(possessor.lower())
-    return frozenset(found - own)
+    found = frozenset().union(*map(kinship_meanings, kin_words_of(mention.properties)))
+    return found - own
 
 
 # What a note opens by saying a person is to someone: "Mama's sister in Quezon City",
@@ -2286,24 +2293,27 @@ def _relation_in(note: str) -> tuple[frozenset[str], str] | None:
     return kinship_meanings(possessor) or frozenset({possessor}), what
 
 
-def _relations_noted_apart(said: Mapping[str, object], held: Mapping[str, object]) -> bool:
+def _relations_noted_apart(
+    said_tie: tuple[frozenset[str], str] | None, held: Mapping[str, object]
+) -> bool:
     """Whether two notes say two people: two of the user's relatives' (by kinship words),
     and something else to each ("Papa's cousin" / "Mama's sister", "Mom's friend from
     square dancing" / "Nainai's live-in carer"); or one person's, as two family ties
     ("Sophie's new boyfriend" / "Sophie's boy"). One person may be Mum's GP and Dad's GP,
-    Mum's friend and her neighbour, Chloé's grandmother and "my ex's mother"."""
-    said_tie, held_tie = _noted_relation(said), _noted_relation(held)
+    Mum's friend and her neighbour, Chloé's grandmother and "my ex's mother". ``said_tie``:
+    the entity's ``_noted_relation``, worked out once for every stored node."""
+    held_tie = _noted_relation(held)
     if said_tie is None or held_tie is None or said_tie[1] == held_tie[1]:
         return False
     if said_tie[0].isdisjoint(held_tie[0]):
         # Two of the user's relatives' ("Mama's", "Papa's"), not anyone's: "Chloé's
         # grandmother" is "my ex's mother".
         return said_tie[0] <= PEOPLE_ROLES and held_tie[0] <= PEOPLE_ROLES
-    family = _KIN_TIES | family_roles(PEOPLE_ROLES)
-    return said_tie[1] in family and held_tie[1] in family
+    return said_tie[1] in _FAMILY_TIES and held_tie[1] in _FAMILY_TIES
 
 
 _KIN_TIES = frozenset(_CHILD_WORDS.values())
+_FAMILY_TIES = _KIN_TIES | family_roles(PEOPLE_ROLES)
 # People someone has in their home or care who are no tie the roles name.
 _HELPERS = frozenset({"carer", "caregiver", "helper", "nurse", "nanny", "maid", "housekeeper"})
 
@@ -2320,24 +2330,25 @@ def _another_of(new: str, mention: Mention) -> bool:
     )
 
 
-def _noted_in_two_countries(new: str, mention: Mention, node: StoredNode) -> bool:
-    """Whether what was said of a place and what is held of a stored place of its name put
-    them in two countries, each by the places around it ("to Atlanta", "near Lahore") or a
-    stated country, state or city (``place_noted_in``), in two US states, or say one is a
-    country and the other a state: two places of one name."""
-    said = place_noted_in(new, mention.properties)
+def _noted_in_two_countries(apart: _ApartSaid, node: StoredNode) -> bool:
+    """Whether what was said of a place (``apart``: the countries, US states and type its
+    note gives, worked out once) and what is held of a stored place of its name put them in
+    two countries, each by the places around it ("to Atlanta", "near Lahore") or a stated
+    country, state or city (``place_noted_in``), in two US states, or say one is a country
+    and the other a state: two places of one name."""
+    said = apart.place_countries
     held = place_noted_in(node.name, node.properties) if said else frozenset()
     if said and held and said.isdisjoint(held):
         return True
     # Round 31: two US states ("Illinois, where Grandpa was born" / "Massachusetts, where
     # Aunt Rose raised her kids"), or a country and a state ("the country" / "the US state").
-    states = place_noted_states(new, mention.properties)
+    states = apart.place_states
     # (A stored place's own name may say it: "the farm in Iowa".)
     held_said = {**node.properties, "name": node.name}
     held_states = place_noted_states(node.name, held_said) if states else frozenset()
     if states and held_states and states.isdisjoint(held_states):
         return True
-    kinds = {place_type_noted(mention.properties), place_type_noted(node.properties)}
+    kinds = {apart.place_type, place_type_noted(node.properties)}
     return "" not in kinds and len(kinds) == 2
 
 

@@ -37,6 +37,7 @@ __all__ = [
     "family_roles",
     "gender_of",
     "kin_of_named",
+    "kin_words_of",
     "newly_met",
     "public_and_personal",
     "relative_of_an_acquaintance",
@@ -859,15 +860,34 @@ def kin_of_named(properties: Mapping | None) -> frozenset[str]:
     """The names of the people a note says the person is a relative, partner or friend of
     ("Mrs Patel's son Raj collects the rent" → {"Mrs Patel"}): none of them is the person,
     since nobody is their own son. Names as written; the caller normalises them."""
-    found: set[str] = set()
-    for value in (properties or {}).values():
-        if not isinstance(value, str):
-            continue
-        for whose, *words in _NAMED_KIN.findall(value):
-            # The relation, or the one after a word that says which ("best mate").
-            if whose.lower() not in _NOT_NAMES and any(role_word(w) in _PEOPLE for w in words):
-                found.add(whose)
-    return frozenset(found)
+    return frozenset(
+        whose
+        for whose in _whose_relative(properties, _NAMED_KIN)
+        if whose.lower() not in _NOT_NAMES
+    )
+
+
+# A word before a possessive and a word for a relative ("jiddo's father"; round 31).
+_WORD_KIN = re.compile(r"\b([^\W\d_]+)['’]s\s+([a-z]+)(?:\s+([a-z]+))?")
+
+
+def kin_words_of(properties: Mapping | None) -> frozenset[str]:
+    """The words, lower-cased, a note puts before a possessive and a word for a relative
+    ("jiddo's father", "Dad's grandfather" → {"jiddo", "dad"}): the caller reads the
+    kinship words among them."""
+    return frozenset(w.lower() for w in _whose_relative(properties, _WORD_KIN))
+
+
+def _whose_relative(properties: Mapping | None, pattern: re.Pattern) -> list[str]:
+    """The possessors ``pattern`` finds in a note before a word for a relative, partner or
+    friend — that word, or the one after a word that says which ("best mate")."""
+    return [
+        whose
+        for value in (properties or {}).values()
+        if isinstance(value, str)
+        for whose, *words in pattern.findall(value)
+        if any(role_word(w) in _PEOPLE for w in words)
+    ]
 
 
 # Words written capitalised before a possessive that name no one ("My", "Our").

@@ -135,7 +135,8 @@ def test_whose_a_thing_is(note, owner):
 
 
 def test_two_peoples_things_of_one_name_are_two_things():
-    assert owned_by_others({"note": "a blue badge for Dad"}, {"note": "Mum's parking badge"})
+    said = thing_owner({"note": "a blue badge for Dad"})
+    assert owned_by_others(said, {"note": "Mum's parking badge"})
     badge = node(1, "Blue Badge", kind="THING", note="Mum's disabled parking badge")
     said = {"note": "applied for a blue badge for Dad now too"}
     assert decide("blue badge", [badge], kind="THING", **said)[0] == "new"
