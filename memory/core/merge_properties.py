@@ -40,6 +40,7 @@ __all__ = [
     "identified_by",
     "make_class",
     "met_elsewhere",
+    "named_in_note",
     "newcomer_after_death",
     "noted_countries",
     "noted_species",
@@ -1060,6 +1061,116 @@ def noted_names(properties: Mapping[str, object]) -> tuple[str, ...]:
             for m in _GOES_BY.finditer(v)
         )
     )
+
+
+# Words by which a note says a thing is called by another name, or was renamed (round 32):
+# "became Northfield Academy when it joined the trust", "renamed the Mandela Building in
+# 2023", "Orange, ex-France Télécom", "what Daimler is called now", "Feishu, which is Lark in
+# China", "Mindtree merged into LTIMindtree".
+_RENAMED = (
+    r"renam(?:ed?|ing)|rebrand(?:ed|ing)?|bec(?:ame|omes?)|(?:now|is|are|was|were|got) called|"
+    r"called (?:now|today)|new name|used to be|merged into|which is"
+)
+# ... and by which a note says a person is called so: "the kids call him 'Whitty'", "goes by
+# Bea", "née Jenkins". A person's note names other people with any other word ("her son Tom
+# got married", "became Tom's wife"), so only these count for a person.
+_CALLED = (
+    r"(?:formerly |previously |once |also )?known as|aka|a\.k\.a\.?|calls? (?:him|her|them)|"
+    r"called (?:him|her|them)|nicknamed|goes by|n[ée]e|maiden name(?: is| was)?"
+)
+_THING_CUE = re.compile(rf"(?<!\w)(?:(?:{_RENAMED}|{_CALLED})(?!\w)|ex-(?=\w))")
+_PERSON_CUE = re.compile(rf"(?<!\w)(?:{_CALLED})(?!\w)")
+# A married name said by the person's given name: "Jessica Nguyen got married, she's Jessica
+# Alvarez in Outlook now"; "was Miss Jenkins until she married".
+_MARRIED = re.compile(r"(?<!\w)(?:got married|(?:she|he) married|until (?:she|he) married)(?!\w)")
+# ... unless the same clause says it is another ("not to be confused with", "no relation").
+# or that one owns the other ("it used to be owned by Walmart", "part of", "bought by").
+_NAMING_DENIED = re.compile(
+    r"\b(?:not|n't|no relation|confused|unlike|different|another|own(?:ed|s|er)|part of|"
+    r"subsidiary|parent|bought|acquired|took over|spin-?off|spun)\b"
+)
+_CLAUSE = re.compile(r"[.;!?\n]+")
+# How near a cue the name is written, in characters ("renamed the Mandela Building", "call
+# him 'Whitty'", "what Daimler is called now").
+_CUE_REACH = 14
+
+
+def _named_with_cue(name: str, text: str, cue: re.Pattern) -> bool:
+    """Whether ``name`` (folded, lower-case) is written in ``text`` as a whole word or
+    phrase, not as someone's ("Tom's"), next to a ``cue`` saying it is another name of the
+    thing, in a clause that does not deny it."""
+    pattern = re.compile(rf"(?<!\w){re.escape(name)}(?!\w|['’]s\b)")
+    for clause in _CLAUSE.split(text):
+        if _NAMING_DENIED.search(clause):
+            continue
+        cues = list(cue.finditer(clause))
+        for m in pattern.finditer(clause):
+            if any(
+                0 <= m.start() - c.end() <= _CUE_REACH or 0 <= c.start() - m.end() <= _CUE_REACH
+                for c in cues
+            ):
+                return True
+    return False
+
+
+def _folded_text(properties: Mapping[str, object]) -> str:
+    return _folded(said_text(properties, as_written=True))
+
+
+@lru_cache(maxsize=16384)
+def _folded(text: str) -> str:
+    return fold_accents(text).lower()
+
+
+@lru_cache(maxsize=1024)
+def _without_name(name: str, text: str) -> str:
+    """A note folded, with the name said taken out of it."""
+    return re.sub(rf"(?<!\w){re.escape(name)}(?!\w)", " ", _folded(text))
+
+
+def named_in_note(
+    kind: str,
+    said: str,
+    said_props: Mapping[str, object],
+    forms: list[str],
+    stored: Mapping[str, object],
+) -> bool:
+    """Whether one side's note gives the other's name as another name of it (round 32): the
+    stored note names the name said next to a word of renaming or calling ("renamed the
+    Mandela Building"; "the kids call him 'Whitty'") or in quotes ("'Big Tom', tallest in
+    7K"), or the note said names one of the
+    stored node's ``forms`` so ("Mindtree merged into LTIMindtree", said of LTIMindtree;
+    "Orange, ex-France Télécom"). The name said is taken out of its own note first (Daimler
+    in "Daimler Truck, the spin-off" is not Daimler). A person is named so only by words of
+    calling, or by a marriage with the given name kept ("was Miss Jenkins until she married";
+    Jessica Alvarez, "Jessica Nguyen got married"). Names compared folded, without case."""
+    name = fold_accents(said).lower().strip()
+    if len(name) < 3 or name.split()[0] in _NOT_A_NAME_LEAD:
+        return False
+    person = kind == "PERSON"
+    cue = _PERSON_CUE if person else _THING_CUE
+    held = _folded_text(stored)
+    if name in held and (
+        _named_with_cue(name, held, cue) or re.search(rf"['‘\"“]{re.escape(name)}['’\"”]", held)
+    ):
+        # ... or in quotes, as what they are called: "HOD Maths, 'Mrs Tan'".
+        return True
+    maiden = rf"\bwas {re.escape(name)},? until (?:she|he) (?:got )?married\b"
+    if person and name in held and re.search(maiden, held):
+        return True
+    own = _without_name(name, said_text(said_props, as_written=True))
+    for form in dict.fromkeys(fold_accents(f).lower().strip() for f in forms):
+        if len(form) < 3 or form == name or form not in own or form.split()[0] in _NOT_A_NAME_LEAD:
+            continue
+        if _named_with_cue(form, own, cue):
+            return True
+        if person and form.split()[0] == name.split()[0] and _named_with_cue(form, own, _MARRIED):
+            return True
+    return False
+
+
+# A description, not a name ("the trust", "my manager"): never found as another's name.
+_NOT_A_NAME_LEAD = frozenset({"the", "my", "our", "his", "her", "their", "a", "an", "this"})
 
 
 # Properties that state another name a thing is known by, as written: a course's code, a

@@ -32,7 +32,7 @@ from memory.core.descriptions import (
     someone_elses,
 )
 from memory.core.first_names import is_given_name, name_gender, name_group
-from memory.core.kinship import KINSHIP_WORDS, kinship_meanings, people_verdict
+from memory.core.kinship import KIN_TITLES, KINSHIP_WORDS, kinship_meanings, people_verdict
 from memory.core.known_names import known_alike, known_elsewhere, name_key
 from memory.core.merge_orgs import LEGAL_FORM, org_core_words, same_company
 from memory.core.merge_people import (
@@ -67,6 +67,7 @@ from memory.core.merge_properties import (
     life_years,
     lives_apart,
     met_elsewhere,
+    named_in_note,
     newcomer_after_death,
     noted_countries,
     noted_names,
@@ -535,10 +536,14 @@ def decide_merge(
         return make_verdict(
             MERGE if len(selves) == 1 else HOLD, selves, "self", dict.fromkeys(selves, 1.0)
         )
+    kind = kind.strip().upper()
+    if kind == "PERSON":
+        # "Kavitha from HR", "Julien de Capgemini": the name, with where the person is from
+        # left to the note that says it (round 32).
+        name = _without_from(name)
     new = normalise_name(name)
     if not new:
         return MergeVerdict(NEW, None, (), "none", {})
-    kind = kind.strip().upper()
     # What was said of it may make a stored node another referent (Luna the cat, the
     # neighbour's dog Luna): such nodes are left out of every rule, like kept-apart ones.
     said_of = with_named_type(kind, name, mention.properties)
@@ -575,6 +580,9 @@ def decide_merge(
         another_copy=kind == "THING" and replaces_another(said_of, same_name=True, name=name),
         newly_met=newly_met(mention.properties, name) if kind == "PERSON" else "",
         qualifier=noted_qualifier(name, mention.properties) if kind == "PLACE" else "",
+        years=_years_said(mention.properties) if kind == "EVENT" else frozenset(),
+        note=fold_accents(said_text(mention.properties)) if kind == "PERSON" else "",
+        appositive=_appositive(name, mention) if kind == "PERSON" else frozenset(),
     )
     if kind == "PERSON":
         stored = [_with_calling(_with_noted_names(n, mention), mention) for n in stored]
@@ -602,6 +610,29 @@ def decide_merge(
     if namesake:
         return MergeVerdict(NEW, None, (), PROPERTIES_DIFFER, {})
     return _one_of_the_relation(said, MergeVerdict(NEW, None, (), "none", {}))
+
+
+# A person's name said with where they are from: "Paul from exams", "Julien de Capgemini".
+_NAME_FROM = re.compile(r"^(\w[\w'’-]*(?:\s+\w[\w'’-]*)?)\s+(?:from|de|von|aus|da|di)\s+\S.*$")
+
+
+def _without_from(name: str) -> str:
+    """The name of "Kavitha from HR" (Kavitha) — only when it begins with a capitalised
+    given name or an uncommon word ("The lady from church" is a description). After "de",
+    "von" and the like, a capitalised word is a surname: "Maria de Souza" and "Ursula von
+    der Leyen" are full names, kept whole."""
+    match = _NAME_FROM.match(name.strip())
+    first = match.group(1).split()[0] if match else ""
+    if not first[:1].isupper() or not (
+        is_given_name(first.lower()) or word_zipf(first.lower()) < COMMON_WORD_ZIPF
+    ):
+        return name
+    rest = name.strip()[match.end(1) :].split(maxsplit=1)
+    if rest[0].lower() != "from" and any(
+        w[:1].isupper() and not w.isupper() for w in rest[1].split()
+    ):
+        return name
+    return match.group(1)
 
 
 ONE_RELATION = "one-relation"
@@ -1067,6 +1098,27 @@ def _first_named(said: str, node: StoredNode) -> bool:
     return False
 
 
+NAMED_IN_NOTE = "named-in-note"
+
+
+def _only_one_so_called(s: _Said, noted: list[int]) -> bool:
+    """Whether a person a note says is called by the name said (round 32: "was Miss Jenkins
+    until she married"; Helga, "the kids call her Oma") is the only one it may be: no other
+    person stored is in the relation or the role the name is a word for ("Amma", with the
+    mother Lakshmi beside a politician her supporters called Amma; "Nanny", with the nanny
+    beside the grandmother the kids call so), nor called by its first word ("Ali", with Ali
+    Rahman beside Alison "goes by Ali") — those are the person rules' to weigh."""
+    if len(noted) != 1:
+        return False
+    meant = kinship_meanings(s.new) | ({role_word(s.new), KIN_TITLES.get(s.new, "")} - {""})
+    first = s.new.split()[0]
+    return not any(
+        shares_role(meant, n.roles) or any(first in f.split() for f in node_forms(n))
+        for n in s.same_kind
+        if n.id not in noted and not n.is_self
+    )
+
+
 def _alias(s: _Said) -> MergeVerdict | None:
     """Rule 2: an alias, a name a property states (a code, a handle), a title's part."""
     alias = [n.id for n in s.same_kind if s.new in node_forms(n)[1:]]
@@ -1091,6 +1143,16 @@ def _alias(s: _Said) -> MergeVerdict | None:
     ]
     if known_as:
         return _one_or_several(known_as, IDENTIFIER)
+    # "Northfield Academy", stored Northfield Comprehensive "became Northfield Academy"; "Whitty",
+    # whom "the kids call 'Whitty'"; "LTIMindtree", "Mindtree merged into LTIMindtree" (round 32).
+    noted = [
+        n.id
+        for n in s.same_kind
+        if not n.is_self
+        and named_in_note(s.kind, s.name, s.mention.properties, node_forms(n), n.properties)
+    ]
+    if noted and (s.kind != "PERSON" or _only_one_so_called(s, noted)):
+        return _one_or_several(noted, NAMED_IN_NOTE)
     if s.kind == "PERSON" and not is_given_name(s.new):
         stem = [
             n.id
@@ -1390,7 +1452,7 @@ def _described(s: _Said) -> tuple[list[str], bool]:
     ("Dublin", moved to, is not the Dublin office the graph holds)."""
     # "mi coche", "der Vermieter": another language's determiner (``foreign_description``);
     # of a person only words the table knows ("el casero"), since "le Roy" is a name.
-    described = description_words(s.new) or _foreign_description(s.name, s.kind)
+    described = description_words(s.new) or _foreign_description(s.name, s.kind, s.same_kind)
     if not described and s.kind == "PERSON" and lone_calling(s.new):
         # "Bhante gave the talk": the monk, as "the monk" would be.
         described = (s.new,)
@@ -1418,10 +1480,18 @@ def _written_as_name(name: str, mention: Mention) -> bool:
     return False
 
 
-def _foreign_description(name: str, kind: str) -> tuple[str, ...]:
+def _foreign_description(
+    name: str, kind: str, same_kind: Sequence[StoredNode] = ()
+) -> tuple[str, ...]:
     described = foreign_description(name)
     if kind == "PERSON" and not all(english_word(w) for w in described):
-        return ()
+        # "le proviseur", "der Hausmeister", "la CPE": a word the table does not know is
+        # still a description when it is the stated role of someone stored (round 32);
+        # "le Roy" is nobody's role.
+        if len(described) != 1 or not any(
+            not n.is_self and role_said(described[0], n.properties) for n in same_kind
+        ):
+            return ()
     return described
 
 
@@ -1841,6 +1911,59 @@ def _model(s: _Said) -> MergeVerdict | None:
 EDITIONS = "editions"
 
 
+EDITION_YEAR = "edition-year"
+_YEAR_SAID = re.compile(r"(?<!\d)(?:19|20)\d\d(?!\d)")
+
+
+def _years_said(properties: Mapping[str, object]) -> frozenset[int]:
+    """The years (1900–2099) an event's note or its year or date says."""
+    return frozenset(int(y) for y in _YEAR_SAID.findall(said_text(properties)))
+
+
+def _edition_years(form: str) -> frozenset[int]:
+    return frozenset(int(y) for y in _YEAR_SAID.findall(form))
+
+
+def _node_years(node: StoredNode) -> frozenset[int]:
+    """The years a stored event's name (or alias) or its year or date gives."""
+    years = {y for f in node_forms(node) for y in _edition_years(f)}
+    for key in ("year", "date"):
+        value = node.properties.get(key)
+        if isinstance(value, str | int):
+            years |= _edition_years(str(value))
+    return frozenset(years)
+
+
+def _another_year_said(new: str, years: frozenset[int], node: StoredNode) -> bool:
+    """Whether an event said without a year ("the Christmas concert") is given by its note
+    only years other than the one in the name of a stored edition of it ("Christmas concert
+    2024"; said: "this December's concert, 2025")."""
+    said, dated = edition_words(new)
+    if not years or dated or not said:
+        return False
+    stored = [f for f in node_forms(node) if edition_words(f) == (said, True)]
+    return bool(stored) and not years & {y for f in stored for y in _edition_years(f)}
+
+
+def _edition_of_the_year(s: _Said, said: tuple[str, ...]) -> MergeVerdict | None:
+    """Round 32: an event said without a year whose note or date gives the year of exactly
+    one stored edition of it ("sports day", "the sports day in July 2025 where it rained",
+    with Sports Day 2025; "Goa offsite", year 2025, with the 2024 and 2025 offsites)."""
+    if not s.mention.properties:
+        return None
+    years = _years_said(s.mention.properties)
+    if not years:
+        return None
+    fits = [
+        n.id
+        for n in s.same_kind
+        if any(edition_words(f) == (said, True) for f in node_forms(n)) and _node_years(n) & years
+    ]
+    if len(fits) != 1:
+        return None
+    return make_verdict(MERGE, fits, EDITION_YEAR, {fits[0]: 1.0})
+
+
 def _editions(s: _Said) -> MergeVerdict | None:
     """An event said without its year, with two or more of its years stored (Diwali 2023
     and Diwali 2024; "Advent of Code" with 2023's and 2024's), or a work, a set or a game
@@ -1853,6 +1976,10 @@ def _editions(s: _Said) -> MergeVerdict | None:
     said, dated = edition_words(s.new)
     if dated or not said:
         return None
+    if s.kind == "EVENT":
+        of_the_year = _edition_of_the_year(s, said)
+        if of_the_year is not None:
+            return of_the_year
     if s.kind == "THING":
         # A title or a name ("Mulan", "Final Fantasy"), not a common word: "group", said
         # beside a support group and a focus group, is no question worth asking.
@@ -2156,6 +2283,9 @@ class _ApartSaid:
     someones_roles: frozenset[str]
     someones_group: str
     qualifier: str
+    years: frozenset[int]
+    note: str
+    appositive: frozenset[str]
 
 
 def _set_apart(
@@ -2178,8 +2308,16 @@ def _set_apart(
         return False
     return (
         (kind == "EVENT" and _another_occasion(mention, node))
+        # "the Christmas concert", "this December's concert, 2025", is not Christmas
+        # concert 2024 (round 32).
+        or (kind == "EVENT" and _another_year_said(new, apart.years, node))
         # "My new coworker Kenji" is not Kenji the online friend.
         or (kind == "PERSON" and _known_otherwise(apart.newly_met, node))
+        # "Lee Mi-kyung", "the new care worker, Lee seonsaengnim quit", is not the one who
+        # quit (round 32).
+        or (kind == "PERSON" and _said_gone(new, apart.note, node))
+        # "Suresh the cab driver" is not Suresh Iyer, the colleague in finance (round 32).
+        or (kind == "PERSON" and _coworker_otherwise(apart.appositive, mention, node))
         # "My friend Ankit's wife Priya" is not Priya, the user's partner.
         or (bool(apart.someones_kin) and shares_role(frozenset({apart.someones_kin}), node.roles))
         # "Lars Andersen", Anders's son born 1875, is not his grandfather born 1820.
@@ -2446,6 +2584,65 @@ def _unrelated_kin(mention: Mention, node: StoredNode) -> bool:
         (family_roles(mention.roles) and said_unrelated(node.properties))
         or (family_roles(node.roles) and said_unrelated(mention.properties))
     )
+
+
+# Words by which a note says someone has gone from the role: "Lee seonsaengnim quit",
+# "Mr Hale retired", "after Dr Okafor left".
+_GONE = re.compile(
+    r"\s+(?:has\s+|had\s+|just\s+)?(?:quit|left|retired|resigned|moved away|passed away|died)\b"
+)
+
+
+# What a note says a person is, in apposition to the name: "Suresh the cab driver who does
+# my pickup", "Kuya Bong, the security guard at the lobby", "Lucas Ferreira, the lawyer on
+# the other side" — up to three words after "the", to the first word that begins a clause.
+_APPOSITION_END = frozenset(
+    {"who", "that", "at", "from", "of", "on", "in", "for", "with", "and", "is", "was", "i"}
+)
+# The user's ties at work: a person said in apposition to be something else is not them.
+_AT_WORK = frozenset({"colleague", "boss", "manager", "mentor"})
+
+
+def _appositive(name: str, mention: Mention) -> frozenset[str]:
+    """The words of what a note says a person is right after the name ("the cab driver"),
+    none when the mention says a relation of the user's."""
+    if mention.roles & PEOPLE_ROLES:
+        return frozenset()
+    text = fold_accents(said_text(mention.properties))
+    key = re.escape(fold_accents(normalise_name(name)))
+    match = re.search(rf"(?<!\w){key},?\s+the\s+((?:[a-z-]+\s*){{1,3}})", text)
+    if not match:
+        return frozenset()
+    words: list[str] = []
+    for word in match.group(1).split():
+        if word in _APPOSITION_END:
+            break
+        words.append(word)
+    return frozenset(w for w in words if w not in STOP_WORDS and len(w) > 2)
+
+
+def _coworker_otherwise(said: frozenset[str], mention: Mention, node: StoredNode) -> bool:
+    """Whether a person said in apposition to be something ("Marek, the IT director at the
+    client") is a stored colleague or boss whose note and role say none of it."""
+    if not said or not node.roles & _AT_WORK:
+        return False
+    held = fold_accents(said_text(node.properties))
+    return not any(re.search(rf"\b{re.escape(w[:5])}", held) for w in said)
+
+
+def _said_gone(new: str, note: str, node: StoredNode) -> bool:
+    """Whether the note said of a person names a stored one, by another name than the one
+    said, as gone ("the new care worker the centre sent, Lee seonsaengnim quit"): the one
+    said is someone else."""
+    if not note:
+        return False
+    for form in node_forms(node):
+        key = fold_accents(form)
+        if len(key) < 3 or key in fold_accents(new) or key not in note:
+            continue
+        if re.search(rf"(?<!\w){re.escape(key)}{_GONE.pattern}", note):
+            return True
+    return False
 
 
 def _known_otherwise(newly: str, node: StoredNode) -> bool:

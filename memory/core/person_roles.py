@@ -140,6 +140,30 @@ TITLES: Mapping[str, str] = {
     "lama": "",
     "cantor": "",
     "canon": "",
+    # Round 32: what pupils and colleagues call a teacher before the name, and a boss or a
+    # woman who has made the Hajj: "Teacher Chen", Thai "Kru Somchai", Swahili "Mwalimu
+    # Otieno", Irish "Múinteoir Máire", Dutch "meester Jan" and "juf Anke", Spanish "la
+    # profe Gómez", Portuguese "a stora Marques", Vietnamese "cô Lan" and "thầy Minh",
+    # Arabic "Ustadha Huda", Nigerian "Oga Femi" and "Hajiya Aisha".
+    "teacher": "",
+    "kru": "",
+    "mwalimu": "",
+    "muinteoir": "",
+    "meester": "m",
+    "juf": "f",
+    "juffrouw": "f",
+    "profe": "",
+    "stora": "f",
+    "stor": "m",
+    "co": "f",
+    "thay": "m",
+    "ustad": "m",
+    "ustaad": "m",
+    "ustadha": "f",
+    "ustaza": "f",
+    "oga": "m",
+    "hajiya": "f",
+    "alhaji": "m",
     # ... and in Greek and Russian, as the name is written there (accents folded).
     "πατηρ": "m",
     "πατερ": "m",
@@ -414,6 +438,14 @@ POST_TITLES = frozenset(
     | {"bey", "hanim", "abla", "abi", "efendi", "agha", "khanum", "khanom", "sahib", "saheb"}
     # Round 28: a commander, said after the name in Turkish ("Mehmet komutan").
     | {"komutan"}
+    # Round 32: a teacher after the name in Turkish ("Ayşe Hoca"), Mandarin ("Wang laoshi")
+    # and Korean ("Kim seonsaengnim", "Park ssaem"); Korean ranks at work with -nim ("Lee
+    # sajang-nim", "Kim gwajang-nim"); Indian English "Meera ma'am", "Iyer sir" and Hindi
+    # "Sandeep bhai".
+    | {"hoca", "hocam", "laoshi", "seonsaengnim", "seonsaeng-nim", "ssaem", "saem"}
+    | {"sajangnim", "sajang-nim", "gwajangnim", "gwajang-nim", "bujangnim", "bujang-nim"}
+    | {"timjangnim", "timjang-nim", "daerinim", "daeri-nim", "isanim", "isa-nim"}
+    | {"ma'am", "maam", "madam", "sir", "bhai", "bhaiya"}
 )
 _PEOPLE = _KIN | _PARTNER | _SOCIAL
 # Ties both people have to each other: the user who is X's friend has X as a friend.
@@ -753,12 +785,13 @@ def newly_met(properties: Mapping | None, name: str = "") -> str:
 
 def _new_beside(properties: Mapping, name: str) -> str:
     """The word for what a person is that a note says "new" of next to their name: "my new
-    barista Nguyen Van An", "Nguyen Van An, our new barista" — not a family word (a "new
-    dad" just became one)."""
+    barista Nguyen Van An", "Nguyen Van An, our new barista", "James Wilson is the new grad"
+    (round 32) — not a family word (a "new dad" just became one)."""
     key = re.escape(name.strip().lower())
     beside = re.compile(
         rf"\b(?:{_NEW_WORDS})\s+(\w+)\s+{key}(?!\w)"
-        rf"|{key},?\s+(?:(?:my|our|the|el|la|le|der|die|il|o|a|мой|наш)\s+)?(?:{_NEW_WORDS})\s+(\w+)"
+        rf"|{key},?\s+(?:(?:is|was|as)\s+)?(?:(?:my|our|the|el|la|le|der|die|il|o|a|мой|наш)\s+)?"
+        rf"(?:{_NEW_WORDS})\s+(\w+)"
     )
     for value in properties.values():
         match = beside.search(value.lower()) if isinstance(value, str) else None

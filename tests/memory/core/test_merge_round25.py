@@ -33,8 +33,11 @@ def test_countries_a_note_places_someone_in(note, countries):
 
 def test_a_first_name_in_another_country_is_asked():
     hiroshi = node(1, "Hiroshi Yamamoto", "colleague", note="colleague at Rakuten in Tokyo")
-    chef = {"note": "Hiroshi, the sushi chef at our local place in Vancouver"}
+    chef = {"note": "Hiroshi makes the sushi at our local place in Vancouver"}
     assert decide("Hiroshi", [hiroshi], **chef) == ("hold", None, "placed-apart")
+    # Said to be something else right after the name, he is not the colleague (round 32).
+    chef = {"note": "Hiroshi, the sushi chef at our local place in Vancouver"}
+    assert decide("Hiroshi", [hiroshi], **chef)[0] == "new"
     assert decide("Hiroshi", [hiroshi]) == ("merge", 1, "first-name")
     moved = {"note": "Hiroshi moved to Vancouver for a new job"}
     assert decide("Hiroshi", [hiroshi], **moved) == ("merge", 1, "first-name")
