@@ -65,13 +65,16 @@ def test_a_name_seeds_only_its_node_once_scores_are_centred(alice, work_graph):
 
 
 def test_a_clear_but_weak_winner_passes_the_margin_gate(alice, work_graph):
-    # "auditor" reaches no key at 0.30, but its best key, Deloitte, scores ≥ 0.15 and beats
-    # the runner-up by ≥ 0.15 (centred scores ≈ 0.28 against ≈ 0.05 with this key set and the
-    # default runtime, onnx-int8).
-    record = recall(user=alice, message="auditor", now=NOW)
+    # "auditor" reaches no key at the threshold, but its best key, Deloitte, scores ≥ 0.15
+    # and beats the runner-up by ≥ 0.15 (centred scores ≈ 0.28–0.31 against ≈ 0.05 with this
+    # key set and the default runtime, onnx-int8). The int8 products round differently on
+    # CPUs with and without VNNI (0.284 exact, 0.304 on AVX2 without it), so the threshold is
+    # raised above that spread: the gate under test is the margin, not where 0.30 falls.
+    options = ReadOptions(seed_threshold=0.35)
+    record = recall(user=alice, message="auditor", now=NOW, options=options)
 
     assert seeds(record) == {"Deloitte": "Deloitte"}
-    assert 0.15 <= record.seeds[0]["similarity"] < 0.30
+    assert 0.15 <= record.seeds[0]["similarity"] < 0.35
 
 
 def test_a_weak_winner_without_margin_seeds_nothing(alice, work_graph):
