@@ -444,7 +444,10 @@ def decide_merge(
          labelled one ("qualified", after rule 2);
       2. the name equals a normalised alias of exactly one node → merge ("alias");
          of several → hold ("alias-ambiguous"); a name a property states the node is known
-         by (a code, a handle) → merge ("identifier"); a title's part before or after its
+         by (a code, a handle) → merge ("identifier"); another name a note gives, by a
+         word of renaming or calling or in quotes ("became Northfield Academy", "the kids
+         call him 'Whitty'") → merge ("named-in-note", ``merge_properties.named_in_note``;
+         a person only when nobody else may be meant); a title's part before or after its
          colon, not for people → merge ("title-part"); several → hold;
       2b. the same spelling (``name_spelling.spelling_keys``: accents, German digraphs,
          apostrophes, hyphens and punctuation aside: Zoë/Zoe, Müller/Mueller,
@@ -518,9 +521,13 @@ def decide_merge(
          or with words after it that the candidate's note says → merge ("words-held").
          Before rule 5: the user's thing by its model ("model": Kuga, the Ford Kuga), and
          an event, a work or a set said by the name several stored ones share (Diwali with
-         2023's and 2024's, "Mulan" with two films) → hold ("editions");
+         2023's and 2024's, "Mulan" with two films) → hold ("editions"), unless the
+         note gives the year of exactly one → merge ("edition-year");
       6. a hint naming a same-kind node's name or alias exactly → hold ("hint");
       7. otherwise new ("none").
+    A person merged whom another stored person's note says is called by the name said
+    ("Mummy", the mother-in-law "I also call her Mummy") is asked about instead
+    ("called-otherwise": ``_unless_called_otherwise``).
     A person left new, or asked about among no one else, whom the user names in a relation
     the graph holds one person in (a partner, a parent, "my landlady") is that person
     ("one-relation": ``_one_of_the_relation``).
@@ -603,7 +610,7 @@ def decide_merge(
     for rule in _RULES:
         verdict = rule(said)
         if verdict is not None:
-            verdict = _unless_known_elsewhere(said, verdict)
+            verdict = _unless_called_otherwise(said, _unless_known_elsewhere(said, verdict))
             verdict = _unless_a_person_in_doubt(said, _unless_placed_otherwise(said, verdict))
             return _one_of_the_relation(said, verdict)
     namesake = any(n.kind == kind and new in node_forms(n) for n in differ)
@@ -766,6 +773,44 @@ def _placed_names(name: str, said: Mapping[str, object]) -> frozenset[str]:
     return frozenset(out)
 
 
+CALLED_OTHERWISE = "called-otherwise"
+# Rules that picked one person among several by what was said of them.
+_WEIGHED = ("-by-context", "-by-role", "-by-place", "-by-affiliation", "-by-age")
+
+
+def _unless_called_otherwise(s: _Said, verdict: MergeVerdict) -> MergeVerdict:
+    """Round 33: a person merged by any other rule is asked about when another stored
+    person's note gives the name said as what they are called ("Mummy", the mother, with the
+    mother-in-law "I also call her Mummy")."""
+    if verdict.action != MERGE or s.kind != "PERSON" or verdict.rule == NAMED_IN_NOTE:
+        return verdict
+    if _a_common_word(s) or verdict.rule.endswith(_WEIGHED):
+        # "Jun", picked by the note's "Osaka" among Jun Watanabe and the cousin everyone
+        # calls Jun: the person rules weighed both already (``_with_noted_names``).
+        return verdict
+    target = next(n for n in s.same_kind if n.id == verdict.target)
+    if shares_role(s.mention.roles & PEOPLE_ROLES, target.roles):
+        # "Amma", said as the mother, is the mother, whoever else is called so.
+        return verdict
+    others = _called_so(s, besides=verdict.target)
+    if not others:
+        return verdict
+    ids = [*verdict.candidates, *others]
+    return make_verdict(HOLD, ids, CALLED_OTHERWISE, {**dict.fromkeys(ids, 1.0), **verdict.scores})
+
+
+def _placed_by_name(new: str, target: StoredNode) -> frozenset[str]:
+    """Round 33: the place a stored name adds after the name said ("Goethe-Gymnasium
+    Kassel", said "Goethe-Gymnasium"; "Cleveland Clinic Abu Dhabi"), when the data knows it
+    as a place."""
+    name = fold_accents(target.name).lower()
+    said = fold_accents(new).lower()
+    if not name.startswith(said + " "):
+        return frozenset()
+    rest = name[len(said) :].strip(" ,()")
+    return frozenset({rest}) if rest and place_countries(rest) else frozenset()
+
+
 def _unless_placed_otherwise(s: _Said, verdict: MergeVerdict) -> MergeVerdict:
     """Round 31: a place or an organisation merged by its name is asked about when the
     entity's note and the stored one's each place it by proper names, none shared nor
@@ -779,7 +824,7 @@ def _unless_placed_otherwise(s: _Said, verdict: MergeVerdict) -> MergeVerdict:
     if not said:
         return verdict
     target = next(n for n in s.same_kind if n.id == verdict.target)
-    held = _placed_names(target.name, target.properties)
+    held = _placed_names(target.name, target.properties) | _placed_by_name(s.new, target)
     if not held or any(a in b or b in a for a in said for b in held):
         return verdict
     return make_verdict(HOLD, verdict.candidates, PLACED_OTHERWISE, dict(verdict.scores))
@@ -1101,6 +1146,24 @@ def _first_named(said: str, node: StoredNode) -> bool:
 NAMED_IN_NOTE = "named-in-note"
 
 
+def _called_so(s: _Said, besides: int | None = None) -> list[int]:
+    """The stored nodes of the kind (but ``besides``) whose note, or the note said, gives
+    the name said as another name of them (``merge_properties.named_in_note``)."""
+    return [
+        n.id
+        for n in s.same_kind
+        if not n.is_self
+        and n.id != besides
+        and named_in_note(s.kind, s.name, s.mention.properties, node_forms(n), n.properties)
+    ]
+
+
+def _a_common_word(s: _Said) -> bool:
+    """Whether the name was said in lower case and is common words ("baby had his first
+    solids"): a word, not the nickname a note gives someone ("everyone calls her Baby")."""
+    return s.name == s.name.lower() and all(word_zipf(w) >= COMMON_WORD_ZIPF for w in s.new.split())
+
+
 def _only_one_so_called(s: _Said, noted: list[int]) -> bool:
     """Whether a person a note says is called by the name said (round 32: "was Miss Jenkins
     until she married"; Helga, "the kids call her Oma") is the only one it may be: no other
@@ -1145,12 +1208,7 @@ def _alias(s: _Said) -> MergeVerdict | None:
         return _one_or_several(known_as, IDENTIFIER)
     # "Northfield Academy", stored Northfield Comprehensive "became Northfield Academy"; "Whitty",
     # whom "the kids call 'Whitty'"; "LTIMindtree", "Mindtree merged into LTIMindtree" (round 32).
-    noted = [
-        n.id
-        for n in s.same_kind
-        if not n.is_self
-        and named_in_note(s.kind, s.name, s.mention.properties, node_forms(n), n.properties)
-    ]
+    noted = _called_so(s) if not _a_common_word(s) else []
     if noted and (s.kind != "PERSON" or _only_one_so_called(s, noted)):
         return _one_or_several(noted, NAMED_IN_NOTE)
     if s.kind == "PERSON" and not is_given_name(s.new):
@@ -2316,6 +2374,10 @@ def _set_apart(
         # "Lee Mi-kyung", "the new care worker, Lee seonsaengnim quit", is not the one who
         # quit (round 32).
         or (kind == "PERSON" and _said_gone(new, apart.note, node))
+        # "the new F1 is called Dr Marsh too, no relation to Helen" is not Helen Marsh; "the
+        # new Dr. Santos" is not the consultant who retired (round 33).
+        or (kind == "PERSON" and _no_relation_said(apart.note, node))
+        or (kind == "PERSON" and _new_one_after_one_gone(apart.note, node))
         # "Suresh the cab driver" is not Suresh Iyer, the colleague in finance (round 32).
         or (kind == "PERSON" and _coworker_otherwise(apart.appositive, mention, node))
         # "My friend Ankit's wife Priya" is not Priya, the user's partner.
@@ -2610,7 +2672,9 @@ def _appositive(name: str, mention: Mention) -> frozenset[str]:
         return frozenset()
     text = fold_accents(said_text(mention.properties))
     key = re.escape(fold_accents(normalise_name(name)))
-    match = re.search(rf"(?<!\w){key},?\s+the\s+((?:[a-z-]+\s*){{1,3}})", text)
+    match = re.search(
+        rf"(?<!\w){key},?\s+(?:the|el|la|le|der|die|il)\s+((?:[a-z-]+\s*){{1,3}})", text
+    )
     if not match:
         return frozenset()
     words: list[str] = []
@@ -2623,11 +2687,34 @@ def _appositive(name: str, mention: Mention) -> frozenset[str]:
 
 def _coworker_otherwise(said: frozenset[str], mention: Mention, node: StoredNode) -> bool:
     """Whether a person said in apposition to be something ("Marek, the IT director at the
-    client") is a stored colleague or boss whose note and role say none of it."""
-    if not said or not node.roles & _AT_WORK:
+    client") is a stored colleague or boss, or someone of a stated role (round 33: Jo the
+    midwife against "Jo, the doula we've hired"), whose note and role say none of it."""
+    if not said or not (
+        node.roles & _AT_WORK or any(isinstance(node.properties.get(k), str) for k in ROLE_KEYS)
+    ):
         return False
     held = fold_accents(said_text(node.properties))
     return not any(re.search(rf"\b{re.escape(w[:5])}", held) for w in said)
+
+
+_NO_RELATION = re.compile(r"\bno relation (?:to|of) (\w+)")
+_A_NEW_ONE = re.compile(r"\b(?:the|a|our|my)\s+new\b")
+_WENT = re.compile(r"\b(?:retired|left|quit|resigned|moved away|passed away|died)\b")
+
+
+def _no_relation_said(note: str, node: StoredNode) -> bool:
+    """Whether the note said of a person says they are "no relation to" a word of the
+    stored person's name."""
+    named = {m.group(1) for m in _NO_RELATION.finditer(note)}
+    return bool(named) and any(named & set(fold_accents(f).split()) for f in node_forms(node))
+
+
+def _new_one_after_one_gone(note: str, node: StoredNode) -> bool:
+    """Whether someone said as "the new" one is set against a stored person, known by no
+    family tie, whose note says they retired, left or died: a successor of the name."""
+    if not note or not _A_NEW_ONE.search(note) or family_roles(node.roles):
+        return False
+    return bool(_WENT.search(fold_accents(said_text(node.properties))))
 
 
 def _said_gone(new: str, note: str, node: StoredNode) -> bool:
