@@ -35,6 +35,7 @@ __all__ = [
     "died",
     "distinguishing_label",
     "finished",
+    "folded_said",
     "for_someone_else",
     "handle_stem",
     "identified_by",
@@ -1117,6 +1118,12 @@ def _folded_text(properties: Mapping[str, object]) -> str:
     return _folded(said_text(properties, as_written=True))
 
 
+def folded_said(properties: Mapping[str, object]) -> str:
+    """``said_text`` without accents (cached by the text: a stored node's note is folded
+    once, not once per decision)."""
+    return _folded(said_text(properties))
+
+
 @lru_cache(maxsize=16384)
 def _folded(text: str) -> str:
     return fold_accents(text).lower()
@@ -1182,6 +1189,7 @@ _IDENTIFIER_KEYS = (
     *("real_name", "full_name", "birth_name", "maiden_name", "known_as", "aka"),
     *("gamertag", "psn", "xbox", "steam", "twitch", "reddit", "tiktok", "youtube"),
 )
+_IDENTIFIER_KEY_SET = frozenset(_IDENTIFIER_KEYS)
 _NOT_ALNUM = re.compile(r"[\W_]+")
 
 
@@ -1200,15 +1208,19 @@ def identified_by(
     the other way round (the course said with its code, stored by its code). Compared
     without case, spaces and punctuation ("@kdesai99", "MATH221")."""
 
-    def values(properties: Mapping[str, object]) -> set[str]:
-        return {
-            c
-            for key in _IDENTIFIER_KEYS
-            if isinstance(properties.get(key), str | int)
-            and len(c := _compact(properties[key])) >= 2
-        }
+    if _compact(name) in _identifiers(stored):
+        return True
+    given = _identifiers(said)
+    return bool(given) and not given.isdisjoint(_compact(f) for f in forms)
 
-    return _compact(name) in values(stored) or bool(values(said) & {_compact(f) for f in forms})
+
+def _identifiers(properties: Mapping[str, object]) -> set[str]:
+    """The other names a node's (or a mention's) properties state, compacted."""
+    return {
+        c
+        for key in _IDENTIFIER_KEY_SET.intersection(properties)
+        if isinstance(properties[key], str | int) and len(c := _compact(properties[key])) >= 2
+    }
 
 
 # A handle's number or "_" ending ("OldTimer58", "MBellz_07"), often left out when said.

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from functools import lru_cache
+from functools import cached_property, lru_cache
 
 from anyascii import anyascii
 from rapidfuzz.distance import OSA, Levenshtein
@@ -60,6 +60,7 @@ from memory.core.merge_properties import (
     day_moved,
     died,
     finished,
+    folded_said,
     for_someone_else,
     handle_stem,
     identified_by,
@@ -1010,6 +1011,19 @@ class _Said:
     # The names of same-kind nodes what was said sets apart (properties-differ).
     set_apart: frozenset[str] = frozenset()
 
+    @cached_property
+    def called_so(self) -> tuple[int, ...]:
+        """The stored nodes of the kind whose note, or the note said, gives the name said as
+        another name of them (``merge_properties.named_in_note``): asked once per decision,
+        by the alias rule and again when a person is merged (``_unless_called_otherwise``)."""
+        said = self.mention.properties
+        return tuple(
+            n.id
+            for n in self.same_kind
+            if not n.is_self
+            and named_in_note(self.kind, self.name, said, node_forms(n), n.properties)
+        )
+
     def matching(self, test: Callable[[str], bool]) -> list[int]:
         """Ids of same-kind nodes with a name or alias that passes ``test``."""
         return [n.id for n in self.same_kind if any(test(f) for f in node_forms(n))]
@@ -1148,14 +1162,8 @@ NAMED_IN_NOTE = "named-in-note"
 
 def _called_so(s: _Said, besides: int | None = None) -> list[int]:
     """The stored nodes of the kind (but ``besides``) whose note, or the note said, gives
-    the name said as another name of them (``merge_properties.named_in_note``)."""
-    return [
-        n.id
-        for n in s.same_kind
-        if not n.is_self
-        and n.id != besides
-        and named_in_note(s.kind, s.name, s.mention.properties, node_forms(n), n.properties)
-    ]
+    the name said as another name of them (``_Said.called_so``)."""
+    return [i for i in s.called_so if i != besides]
 
 
 def _a_common_word(s: _Said) -> bool:
@@ -1975,11 +1983,11 @@ _YEAR_SAID = re.compile(r"(?<!\d)(?:19|20)\d\d(?!\d)")
 
 def _years_said(properties: Mapping[str, object]) -> frozenset[int]:
     """The years (1900–2099) an event's note or its year or date says."""
-    return frozenset(int(y) for y in _YEAR_SAID.findall(said_text(properties)))
+    return _edition_years(said_text(properties))
 
 
-def _edition_years(form: str) -> frozenset[int]:
-    return frozenset(int(y) for y in _YEAR_SAID.findall(form))
+def _edition_years(text: str) -> frozenset[int]:
+    return frozenset(int(y) for y in _YEAR_SAID.findall(text))
 
 
 def _node_years(node: StoredNode) -> frozenset[int]:
@@ -2649,10 +2657,9 @@ def _unrelated_kin(mention: Mention, node: StoredNode) -> bool:
 
 
 # Words by which a note says someone has gone from the role: "Lee seonsaengnim quit",
-# "Mr Hale retired", "after Dr Okafor left".
-_GONE = re.compile(
-    r"\s+(?:has\s+|had\s+|just\s+)?(?:quit|left|retired|resigned|moved away|passed away|died)\b"
-)
+# "Mr Hale retired", "after Dr Okafor left" (``_GONE``: right after a name said).
+_GONE_WORDS = r"(?:quit|left|retired|resigned|moved away|passed away|died)\b"
+_GONE = re.compile(rf"\s+(?:has\s+|had\s+|just\s+)?{_GONE_WORDS}")
 
 
 # What a note says a person is, in apposition to the name: "Suresh the cab driver who does
@@ -2693,13 +2700,13 @@ def _coworker_otherwise(said: frozenset[str], mention: Mention, node: StoredNode
         node.roles & _AT_WORK or any(isinstance(node.properties.get(k), str) for k in ROLE_KEYS)
     ):
         return False
-    held = fold_accents(said_text(node.properties))
+    held = folded_said(node.properties)
     return not any(re.search(rf"\b{re.escape(w[:5])}", held) for w in said)
 
 
 _NO_RELATION = re.compile(r"\bno relation (?:to|of) (\w+)")
 _A_NEW_ONE = re.compile(r"\b(?:the|a|our|my)\s+new\b")
-_WENT = re.compile(r"\b(?:retired|left|quit|resigned|moved away|passed away|died)\b")
+_WENT = re.compile(rf"\b{_GONE_WORDS}")
 
 
 def _no_relation_said(note: str, node: StoredNode) -> bool:
@@ -2714,7 +2721,7 @@ def _new_one_after_one_gone(note: str, node: StoredNode) -> bool:
     family tie, whose note says they retired, left or died: a successor of the name."""
     if not note or not _A_NEW_ONE.search(note) or family_roles(node.roles):
         return False
-    return bool(_WENT.search(fold_accents(said_text(node.properties))))
+    return bool(_WENT.search(folded_said(node.properties)))
 
 
 def _said_gone(new: str, note: str, node: StoredNode) -> bool:
@@ -2723,9 +2730,10 @@ def _said_gone(new: str, note: str, node: StoredNode) -> bool:
     said is someone else."""
     if not note:
         return False
+    said = fold_accents(new)
     for form in node_forms(node):
         key = fold_accents(form)
-        if len(key) < 3 or key in fold_accents(new) or key not in note:
+        if len(key) < 3 or key in said or key not in note:
             continue
         if re.search(rf"(?<!\w){re.escape(key)}{_GONE.pattern}", note):
             return True

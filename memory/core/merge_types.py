@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from rapidfuzz.distance import Levenshtein
 
@@ -80,12 +81,18 @@ class MergeVerdict:
 
 def node_forms(node: StoredNode) -> list[str]:
     """Normalised name and aliases of a node, name first, without repeats."""
-    forms = [normalise_name(node.name)]
-    for alias in node.aliases:
+    return list(_forms(node.name, node.aliases))
+
+
+@lru_cache(maxsize=65536)
+def _forms(name: str, aliases: tuple[str, ...]) -> tuple[str, ...]:
+    # Every rule asks for a node's forms, once per stored node and decision: normalised once.
+    forms = [normalise_name(name)]
+    for alias in aliases:
         norm = normalise_name(alias)
         if norm and norm not in forms:
             forms.append(norm)
-    return forms
+    return tuple(forms)
 
 
 def best_similarity(new: str, node: StoredNode) -> float:
