@@ -116,6 +116,12 @@ KINSHIP_WORDS: Mapping[str, frozenset[str]] = {
     # respectful -ji (Dadaji, Nanaji, Dadiji, Naniji) and Japanese (obaachan, ojiichan).
     # "Pop" is a father or a grandfather, as Papa is — and often a father-in-law.
     **dict.fromkeys(("mam", "mammy"), _MOTHER),
+    # Round 34: French "Maman" (a given name of the lists too, but said far more often of
+    # one's mother), Portuguese "Mamãe" and "Papai", and "Avó"/"Avô" (folded alike: a
+    # grandparent).
+    **dict.fromkeys(("maman", "mamae"), _MOTHER),
+    "papai": _FATHER,
+    "avo": _GRANDMOTHER | _GRANDFATHER,
     **dict.fromkeys(("pop", "pops"), _FATHER | _GRANDFATHER | frozenset({"father_in_law"})),
     **dict.fromkeys(
         ("nain", "meme", "dadiji", "naniji", "obaachan", "obaasan", "baachan"), _GRANDMOTHER

@@ -680,8 +680,21 @@ def another_of_the_name(name: str, said: Mapping[str, object]) -> bool:
     also called Zhang Wei", "named her newborn Amara after my daughter", "my other cousin Li
     Na", "same name as the Naples one")."""
     key = re.escape(name.lower())
+    words = name.lower().split()
+    if len(words) > 1:
+        # "también se llama Nora, Nora Bianchi": the first word said before the whole; "a
+        # different Chatsworth", said "The Chatsworth": the name without its article.
+        part = " ".join(words[1:]) if words[0] in _ARTICLES else words[0]
+        key = rf"(?:{key}|{re.escape(part)})"
     another = re.compile(
         rf"\b(?:also|too)\s+(?:called|named)\s+{key}\b"
+        # Round 34: the same in Spanish, Portuguese, French, German, Italian and Dutch
+        # ("la nueva inquilina también se llama Nora", "s'appelle aussi Madame Roux").
+        rf"|\b(?:tambi[eé]n|tamb[eé]m)\s+se\s+(?:llama|chama)\s+{key}"
+        rf"|\bse\s+(?:llama|chama)\s+(?:tambi[eé]n|tamb[eé]m)\s+{key}"
+        rf"|\bs['’]appelle\s+aussi\s+{key}|\bhei(?:ß|ss)t\s+auch\s+{key}"
+        rf"|\bsi\s+chiama\s+anche\s+{key}|\bheet\s+ook\s+{key}"
+        rf"|\ba\s+different\s+{key}\b"
         rf"|\bnamed\b(?:\s+\w+){{0,4}}\s+{key}\s+after\b"
         rf"|\b(?:called|named)(?:\s+\w+){{0,3}}\s+{key}\s+(?:too|as well)\b"
         rf"|тоже(?:\s+\w+){{0,2}}\s+{key}"
@@ -690,7 +703,21 @@ def another_of_the_name(name: str, said: Mapping[str, object]) -> bool:
         rf"|\b(?:my|our|his|her|their)\s+other\s+(?:\w+\s+){{0,2}}{key}\b"
         rf"|\bsame name as\b|\bnot the\s+\w+(?:\s+\w+)?\s+one\b"
     )
-    return bool(another.search(said_text(said)))
+    text = said_text(said)
+    return bool(another.search(text) or _UNRELATED.search(text))
+
+
+_ARTICLES = frozenset({"the", "a", "an", "el", "la", "le", "les", "il", "der", "die", "das", "o"})
+
+
+# Round 34: a note that says the one said has nothing to do with another ("no relation to
+# our watchman", "rien à voir avec la voisine", "não tem nada a ver com a daqui",
+# "bizimkiyle alakası yok"): said beside a name the graph holds, a namesake.
+_UNRELATED = re.compile(
+    r"\bno relation (?:to|of)\b|\bnothing to do with\b|\brien à voir\b|\baucun rapport\b"
+    r"|\bnada que ver\b|\bnada a ver\b|\bnichts zu tun\b|\bniente a che fare\b"
+    r"|\balakası yok\b|\bilgisi yok\b|\bniets te maken\b"
+)
 
 
 # Words for a person said of someone unknown ("a guy called Sam", "a woman named Ruth").
@@ -706,7 +733,8 @@ def introduced_as_stranger(name: str, said: Mapping[str, object]) -> bool:
     """Whether a note speaks of the person as someone the user does not know: "Mia's new
     school has a Mr Ali", "a guy called Tom", "another Sophie" (round 17); and, unless the
     note wonders whether it is someone known, "a John Smith from Glasgow emailed", "some
-    customer called Zhang Wei", "a boy called Zhang Xiaoming" (round 30). The name as said,
+    customer called Zhang Wei", "a boy called Zhang Xiaoming" (round 30), "a new iniciação
+    científica student named Ana" (round 34). The name as said,
     capitalised, follows "a" only in English ("a Lurdes da Pastoral" is Portuguese's
     "the")."""
     text = said_text(said, as_written=True)
@@ -715,7 +743,8 @@ def introduced_as_stranger(name: str, said: Mapping[str, object]) -> bool:
     lowered = re.escape(name.strip().lower())
     unknown = re.compile(
         rf"\b(?:(?:has|have|had|met|is|was|by|with|there's|there\s+is)\s+an?|another)\s+"
-        rf"{lowered}\b|\b(?:someone|somebody|a\s+\w+)\s+(?:called|named)\s+{lowered}\b"
+        rf"{lowered}\b|\b(?:someone|somebody|an?(?:\s+[\w-]+){{1,4}})\s+(?:called|named)\s+"
+        rf"{lowered}\b"
     )
     if unknown.search(text.lower()):
         return True
@@ -1161,6 +1190,12 @@ def named_in_note(
         _named_with_cue(name, held, cue) or re.search(rf"['‘\"“]{re.escape(name)}['’\"”]", held)
     ):
         # ... or in quotes, as what they are called: "HOD Maths, 'Mrs Tan'".
+        return True
+    opens = re.match(rf"{re.escape(name)}\s*(?:[,(–—:-]|$)", held)
+    if kind not in ("PERSON", "EVENT") and " " in name and opens:
+        # Round 34: a stored acronym's note that opens with the name it stands for
+        # ("KWSC": "Karachi Water and Sewerage Corporation, line water comes twice a week").
+        # Not an event's: "office Diwali party, I organised …" opens the note of one edition.
         return True
     maiden = rf"\bwas {re.escape(name)},? until (?:she|he) (?:got )?married\b"
     if person and name in held and re.search(maiden, held):

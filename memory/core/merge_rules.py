@@ -46,7 +46,14 @@ from memory.core.merge_people import (
     person_verdict,
     picked_by_stated_role,
 )
-from memory.core.merge_places import ACRONYM, OWN_PLACE, acronym_matches, other_region, own_place
+from memory.core.merge_places import (
+    ACRONYM,
+    OWN_PLACE,
+    acronym_matches,
+    is_acronym_of,
+    other_region,
+    own_place,
+)
 from memory.core.merge_properties import (
     PROPERTIES_DIFFER,
     ROLE_DIFFERS,
@@ -140,6 +147,7 @@ from memory.core.name_heads import (
 )
 from memory.core.name_scripts import same_reading
 from memory.core.name_spelling import (
+    FOREIGN_ARTICLES,
     fold_accents,
     has_transliterable_letters,
     romanised_alike,
@@ -564,8 +572,7 @@ def decide_merge(
         someones_animal=someone_elses_animal(mention.properties),
         someones_named=kind in _OWNED_KINDS
         and someone_elses_named(name, mention.properties, kin=False),
-        called_alike=kind in ("PERSON", "OTHER")
-        and another_of_the_name(normalise_name(name), mention.properties),
+        called_alike=another_of_the_name(normalise_name(name), mention.properties),
         species=noted_species(said_of)
         if kind == "OTHER" and isinstance(said_of.get("species"), str)
         else None,
@@ -814,8 +821,9 @@ def _placed_by_name(new: str, target: StoredNode) -> frozenset[str]:
 
 def _unless_placed_otherwise(s: _Said, verdict: MergeVerdict) -> MergeVerdict:
     """Round 31: a place or an organisation merged by its name is asked about when the
-    entity's note and the stored one's each place it by proper names, none shared nor
-    within another ("Newport", "Rhode Island, where the Portuguese cousins settled", with
+    entity's note and the stored one's each place it by proper names (for an acronym, round
+    34: the entity's note alone, by a place nothing held of the stored one names), none
+    shared nor within another ("Newport", "Rhode Island, where the Portuguese cousins settled", with
     Newport "Monmouthshire, Dad's family were dockers there"; St Patrick's Cathedral "New
     York" and "Dublin"): two places of one name, or one place named by a district and by its
     city ("Westlands" and "Nairobi") — the data knows too few regions to tell which."""
@@ -826,6 +834,16 @@ def _unless_placed_otherwise(s: _Said, verdict: MergeVerdict) -> MergeVerdict:
         return verdict
     target = next(n for n in s.same_kind if n.id == verdict.target)
     held = _placed_names(target.name, target.properties) | _placed_by_name(s.new, target)
+    if not held and verdict.rule == ACRONYM:
+        # Round 34: an acronym said, right before it, in a place nothing held of the stored
+        # one names ("USP in Suva, Fiji", with the Universidade de São Paulo; "SNU near
+        # Greater Noida"); not where something else of it is ("the FRCC hut in Langdale").
+        known = fold_accents(" ".join(node_forms(target))) + " " + folded_said(target.properties)
+        note = str(s.mention.properties.get("note", ""))
+        beside = re.search(rf"{re.escape(s.name.strip())}\s+(?:in|near)\s+([A-Z][\w'’-]*)", note)
+        if beside and fold_accents(beside.group(1)).lower() not in known:
+            return make_verdict(HOLD, verdict.candidates, PLACED_OTHERWISE, dict(verdict.scores))
+        return verdict
     if not held or any(a in b or b in a for a in said for b in held):
         return verdict
     return make_verdict(HOLD, verdict.candidates, PLACED_OTHERWISE, dict(verdict.scores))
@@ -1184,7 +1202,14 @@ def _only_one_so_called(s: _Said, noted: list[int]) -> bool:
     meant = kinship_meanings(s.new) | ({role_word(s.new), KIN_TITLES.get(s.new, "")} - {""})
     first = s.new.split()[0]
     return not any(
-        shares_role(meant, n.roles) or any(first in f.split() for f in node_forms(n))
+        shares_role(meant, n.roles)
+        or any(
+            first in f.split()
+            # Round 34: "Olu", with Olumide beside Oluwaseun "we call him Olu too"; "Alex",
+            # with Alexander the partner beside Alexandra "everyone calls her Alex".
+            or relate_first_names(first, f.split()[0]) in ("nickname", SHORT_FORM)
+            for f in node_forms(n)
+        )
         for n in s.same_kind
         if n.id not in noted and not n.is_self
     )
@@ -1376,9 +1401,29 @@ def _acronym(s: _Said) -> MergeVerdict | None:
     named, sure = acronym_matches(s.name, s.kind, s.same_kind)
     if not named:
         return None
+    # Round 34: "Kyoto Institute of Technology", with KIT stored as "Karlsruhe Institute of
+    # Technology, where I'm doing my PhD": one acronym, two names — another.
+    named = [i for i in named if not _spelt_otherwise(s, next(n for n in s.same_kind if n.id == i))]
+    if not named:
+        return MergeVerdict(NEW, None, (), f"{ACRONYM}-spelt-otherwise", {})
     if sure or len(named) > 1:
         return _one_or_several(named, ACRONYM)
     return make_verdict(HOLD, named, ACRONYM, dict.fromkeys(named, 1.0))
+
+
+def _spelt_otherwise(s: _Said, node: StoredNode) -> bool:
+    """Whether a full name said is set against a stored acronym whose note opens with
+    another name of many words the acronym stands for."""
+    if " " not in s.new or s.kind not in ("ORG", "PLACE"):
+        return False
+    lead = re.split(r"\s*[,(–—:;]", str(node.properties.get("note", "")), maxsplit=1)[0].strip()
+    # Another name, not the same one spelt a little otherwise: its first word differs
+    # ("Karlsruhe" and "Kyoto"; not "Overseas Citizen" and "Overseas Citizenship").
+    return (
+        len(lead.split()) > 1
+        and normalise_name(lead).split()[0] != s.new.split()[0]
+        and is_acronym_of(node.name, lead, s.kind)
+    )
 
 
 def _city_name(s: _Said) -> MergeVerdict | None:
@@ -1518,7 +1563,9 @@ def _described(s: _Said) -> tuple[list[str], bool]:
     ("Dublin", moved to, is not the Dublin office the graph holds)."""
     # "mi coche", "der Vermieter": another language's determiner (``foreign_description``);
     # of a person only words the table knows ("el casero"), since "le Roy" is a name.
-    described = description_words(s.new) or _foreign_description(s.name, s.kind, s.same_kind)
+    # The name as the note writes it (round 34): the Write capitalises "le syndic".
+    written = _as_written(s.name, s.mention)
+    described = description_words(s.new) or _foreign_description(written, s.kind, s.same_kind)
     if not described and s.kind == "PERSON" and lone_calling(s.new):
         # "Bhante gave the talk": the monk, as "the monk" would be.
         described = (s.new,)
@@ -1559,6 +1606,97 @@ def _foreign_description(
         ):
             return ()
     return described
+
+
+DESCRIBED_IN_NOTE = "described-in-note"
+# What a description is said with besides its words: determiners and possessives of the
+# languages users write in ("de voorzitter", "der Trafikant", "o orientador", "la directora").
+_DESCRIPTION_LEADS = DETERMINERS | FOREIGN_ARTICLES | frozenset({"de", "het", "mijn", "onze"})
+# Words of a description that say nothing of who the person is, or that they are someone
+# other than the one known ("the new nurse", "the old boss", "a guy").
+_NOT_WHO = frozenset(
+    {*("new", "old", "other", "another", "former", "next", "previous", "some", "any")}
+    | {*("guy", "man", "woman", "lady", "bloke", "girl", "boy", "person", "people", "kid")}
+    | {*("someone", "somebody", "everyone", "nobody", "one", "ones", "folks", "friend")}
+)
+
+
+def _described_in_note(s: _Said) -> MergeVerdict | None:
+    """Rule 2f′ (round 34): a person said by what they are, in lower case, bare or after a
+    determiner of any language ("chowkidar", "de voorzitter", "der Trafikant", "yönetici",
+    "society secretary", "night watchman"), that the description rule does not know: the one
+    stored person whose note or properties say every word of it ("Gul Khan, the chowkidar
+    of our building"; "Pieter is voorzitter van onze VvE"; "Bahadur, our building
+    watchman, … night shift", not Ramu kaka "the day watchman"), several → asked. A word
+    of the note counts that begins with the word said, or that the word said begins with
+    (Turkish "yöneticisi", French "boulangerie", German "Trafik"), when the shorter is
+    five letters or more and most of the longer. A word for anyone ("the guy") or for
+    someone other than the one known ("the new nurse"), a given name and a kinship word
+    are not descriptions here."""
+    note = folded_said(s.mention.properties)
+    if s.kind != "PERSON" or _A_NEW_ONE.search(note) or _THIS_TIME.search(note):
+        # "the parish priest", "the new one in Ballyvourney"; "the lead inspector this time
+        # was a woman": someone after the one known.
+        return None
+    written = _as_written(s.name, s.mention)
+    words = written.split()
+    if words and words[0] in _DESCRIPTION_LEADS:
+        # A determiner written in lower case makes what follows a description, capitals or
+        # not: German writes its nouns so ("der Trafikant").
+        words = words[1:]
+    elif written != written.lower():
+        return None
+    words = fold_accents(" ".join(words)).lower().split()
+    words = [w for w in words if w not in STOP_WORDS]
+    if not 1 <= len(words) <= 3 or any(
+        len(w) < 4 or not w.isalpha() or w in _NOT_WHO or is_given_name(w) or kinship_meanings(w)
+        for w in words
+    ):
+        return None
+    people = [
+        n
+        for n in s.same_kind
+        if not n.is_self
+        and not (s.mention.roles & PEOPLE_ROLES and not shares_role(s.mention.roles, n.roles))
+    ]
+    for exact in (True, False):
+        # An alias counts as what they are called ("Professor", the futsal coach).
+        fitting = [
+            n.id
+            for n in people
+            if all(_said_in(w, n.properties, node_forms(n)[1:], exact=exact) for w in words)
+        ]
+        if fitting:
+            return _one_or_several(fitting, DESCRIBED_IN_NOTE)
+    return None
+
+
+def _as_written(name: str, mention: Mention) -> str:
+    """The name as the note writes it, when it does: the Write capitalises a person's name
+    ("Chowkidar"), the note keeps what the user typed ("the chowkidar told me")."""
+    note = mention.properties.get("note")
+    if isinstance(note, str):
+        match = re.search(rf"(?<!\w){re.escape(name.strip())}(?!\w)", note, flags=re.IGNORECASE)
+        if match:
+            return match.group(0)
+    return name
+
+
+def _said_in(
+    word: str, properties: Mapping[str, object], aliases: Sequence[str], *, exact: bool
+) -> bool:
+    """Whether a word is among those of a node's note, properties and aliases (``exact``),
+    or begins one or is begun by one, the shorter five letters or more and 0.6 of the
+    longer."""
+    aliased = fold_accents(" ".join(aliases)).lower()
+    held = re.findall(r"\w+", f"{folded_said(properties)} {aliased}")
+    if exact:
+        return word in held
+    return any(
+        min(len(word), len(w)) >= max(5, 0.6 * max(len(word), len(w)))
+        and (w.startswith(word) or word.startswith(w))
+        for w in held
+    )
 
 
 # "His sister", "her mum", "their son": someone else's relative, not the user's.
@@ -2281,6 +2419,44 @@ def _named_parent(child: StoredNode, parent: StoredNode) -> bool:
 
 
 # decide_merge's rules in order; the first verdict wins, none → new (rule 7).
+MARRIED_NAME = "married-name"
+# Words by which a note tells a marriage or a name changed by one.
+_MARRIAGE = re.compile(
+    r"\b(?:married|marriage|wedding|n[ée]e|maiden name|changed her name|took his name"
+    r"|casou|casada|se cas[óo]|evlendi|heiratete|verheiratet|mari[ée]e|sposata)\b"
+)
+
+
+def _married_name(s: _Said) -> MergeVerdict | None:
+    """Rule 7′ (round 34): a full name whose given name is a stored person's and whose
+    surname is not, when the note said tells of a marriage and names the stored surname or
+    the stored note tells of a marriage too ("Emma Hughes (was Clarke, changed her name
+    after the wedding)", Emma Clarke; "publishing as Zeynep Kaya now, after her wedding",
+    Zeynep Arslan "married in the summer"): the same person under her new name."""
+    said = s.new.split()
+    if s.kind != "PERSON" or len(said) < 2 or parse_person(s.new).title:
+        return None
+    note = folded_said(s.mention.properties)
+    if not _MARRIAGE.search(note):
+        return None
+    fitting = [
+        n.id
+        for n in s.same_kind
+        if not n.is_self
+        and any(
+            len(f.split()) >= 2
+            and f.split()[0] == said[0]
+            and f.split()[-1] != said[-1]
+            and (
+                re.search(rf"\b{re.escape(fold_accents(f.split()[-1]))}\b", note)
+                or _MARRIAGE.search(folded_said(n.properties))
+            )
+            for f in node_forms(n)
+        )
+    ]
+    return _one_or_several(fitting, MARRIED_NAME) if fitting else None
+
+
 _RULES: tuple[Callable[[_Said], MergeVerdict | None], ...] = (
     _exact,
     _alias,
@@ -2298,6 +2474,7 @@ _RULES: tuple[Callable[[_Said], MergeVerdict | None], ...] = (
     _occasion,
     _someone_elses_relative,
     _description,
+    _described_in_note,
     _teknonym,
     _lone_courtesy,
     _person,
@@ -2309,6 +2486,7 @@ _RULES: tuple[Callable[[_Said], MergeVerdict | None], ...] = (
     _own_thing,
     _model,
     _editions,
+    _married_name,
     _similar_names,
     _hinted,
 )
@@ -2352,6 +2530,25 @@ class _ApartSaid:
     years: frozenset[int]
     note: str
     appositive: frozenset[str]
+
+
+def _of_the_name(kind: str, new: str, node: StoredNode) -> bool:
+    """Whether a stored node is of the name said, for a note that says the one said is
+    another of it (``another_of_the_name``): the same name; for a person (round 34) also
+    the same words in another order (Zhang Wei, Wei Zhang), or one of the two the given
+    name of the other ("Ramu", Ramu kaka; "Nora Bianchi", Nora); for an organisation or a
+    place, the stored name with more after it ("Padaria Estrela da Mooca", Padaria Estrela)."""
+    forms = node_forms(node)
+    if new in forms:
+        return True
+    if kind == "PERSON":
+        said = new.split()
+        return any(
+            sorted(said) == sorted(f.split())
+            or ((len(said) == 1) != (len(f.split()) == 1) and said[0] == f.split()[0])
+            for f in forms
+        )
+    return kind in ("ORG", "PLACE") and any(new.startswith(f + " ") for f in forms)
 
 
 def _set_apart(
@@ -2426,7 +2623,7 @@ def _set_apart(
         # Biscuit: one name, two — not when both are said to be the user's own.
         or (
             apart.called_alike
-            and new in node_forms(node)
+            and _of_the_name(kind, new, node)
             and not (mention.roles & _OWNED and node.roles & _OWNED)
         )
         # The husband's slipped disc is not the user's herniated disc, nor Dad's CPAP theirs.
@@ -2706,6 +2903,8 @@ def _coworker_otherwise(said: frozenset[str], mention: Mention, node: StoredNode
 
 _NO_RELATION = re.compile(r"\bno relation (?:to|of) (\w+)")
 _A_NEW_ONE = re.compile(r"\b(?:the|a|our|my)\s+new\b")
+# A role held in turn, said of this turn: "the lead inspector this time".
+_THIS_TIME = re.compile(r"\bthis time\b")
 _WENT = re.compile(rf"\b{_GONE_WORDS}")
 
 
