@@ -850,6 +850,51 @@ def _unless_placed_otherwise(s: _Said, verdict: MergeVerdict) -> MergeVerdict:
 
 
 INDEFINITE = "indefinite"
+TRADE_BESIDE_NAME = "trade-beside-name"
+# Ties of family and home that a trade said beside the name does not fit.
+_HOME_TIES = frozenset({"neighbour", "flatmate", "roommate", "housemate"})
+
+
+def _described_as_someone_elses(s: _Said, target: StoredNode) -> bool:
+    """Round 35: "the builder", the note saying "Mum's builder down in Exeter", against the
+    user's own builder, whose note names nobody's: someone else's builder."""
+    words = s.new.split()
+    if len(words) < 2 or words[0] != "the":
+        return False
+    note = said_text(s.mention.properties)
+    match = re.search(rf"\b(\w+)['’]s\s+{re.escape(words[-1])}\b", note)
+    if not match or match.group(1) in ("my", "our", "it", "that", "there", "what", "who"):
+        return False
+    return f"{match.group(1)}'s" not in said_text(target.properties).replace("’", "'")
+
+
+def _trade_beside_name(s: _Said, target: StoredNode) -> bool:
+    """Round 35: a first name said with a lower-case word after it, as the note writes it
+    ("Mihai instalatorul", "Marco l'idraulico", "Marcelo pintor"), against a
+    stored person of that first name alone who is family or lives beside the user and whose
+    note says none of it (the cousin in Italy, the brother in Turin, the neighbour in 52):
+    the plumber or the painter is someone else. Not a title or a form of address after the
+    name ("Rakesh bhaiya", "Maryam jan"): words of five letters or more, none of kinship."""
+    written = _as_written(s.name, s.mention).split()
+    if len(written) < 2 or not all(w[:1].islower() for w in written[1:]):
+        return False
+    if not (family_roles(target.roles) or target.roles & _HOME_TIES):
+        return False
+    forms = node_forms(target)
+    if any(len(f.split()) > 1 for f in forms) or fold_accents(written[0]).lower() != fold_accents(
+        forms[0]
+    ):
+        return False
+    said = [fold_accents(w).lower().split("'")[-1] for w in written[1:]]
+    if parse_person(s.new).title or any(len(w) < 5 or kinship_meanings(w) for w in said):
+        # A form of address after the name, not a trade: "Rakesh bhaiya", "Maryam jan".
+        return False
+    return not any(
+        _said_in(w, target.properties, (), exact=False)
+        or _said_in(w, target.properties, (), exact=True)
+        for w in said
+        if w
+    )
 
 
 def _unless_a_person_in_doubt(s: _Said, verdict: MergeVerdict) -> MergeVerdict:
@@ -863,6 +908,10 @@ def _unless_a_person_in_doubt(s: _Said, verdict: MergeVerdict) -> MergeVerdict:
     if introduced_as_stranger(s.name, s.mention.properties):
         return make_verdict(HOLD, verdict.candidates, INDEFINITE, dict(verdict.scores))
     target = next(n for n in s.same_kind if n.id == verdict.target)
+    if _trade_beside_name(s, target):
+        return MergeVerdict(NEW, None, (), TRADE_BESIDE_NAME, {})
+    if verdict.rule == DESCRIPTION and _described_as_someone_elses(s, target):
+        return MergeVerdict(NEW, None, (), SOMEONE_ELSES, {})
     if _titles_apart(parse_person(s.new).title, target):
         return make_verdict(HOLD, verdict.candidates, TITLES_DIFFER, dict(verdict.scores))
     if _ranks_apart(s, target):
@@ -2725,13 +2774,14 @@ _HELPERS = frozenset({"carer", "caregiver", "helper", "nurse", "nanny", "maid", 
 
 def _another_of(new: str, mention: Mention) -> bool:
     """Whether a note tells of another occurrence of the event said by its name's last word
-    ("Mum's fall", "another fall last night")."""
+    ("Mum's fall", "another fall last night"), or that this is the second or third time
+    (round 35: "van got broken into AGAIN last night, second time")."""
     words = new.split()
     head = re.escape(words[-1]) if words else ""
+    note = said_text(mention.properties)
     return bool(head) and bool(
-        re.search(
-            rf"\b(?:another|a second|a third|one more)\s+{head}\b", said_text(mention.properties)
-        )
+        re.search(rf"\b(?:another|a second|a third|one more)\s+{head}\b", note)
+        or re.search(r"\b(?:second|third|fourth) time\b", note)
     )
 
 
