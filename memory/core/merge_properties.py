@@ -1191,8 +1191,8 @@ def named_in_note(
     ):
         # ... or in quotes, as what they are called: "HOD Maths, 'Mrs Tan'".
         return True
-    opens = re.match(rf"{re.escape(name)}\s*(?:[,(–—:-]|$)", held)
-    if kind not in ("PERSON", "EVENT") and " " in name and opens:
+    opening = rf"{re.escape(name)}\s*(?:[,(–—:-]|$)"
+    if kind not in ("PERSON", "EVENT") and " " in name and re.match(opening, held):
         # Round 34: a stored acronym's note that opens with the name it stands for
         # ("KWSC": "Karachi Water and Sewerage Corporation, line water comes twice a week").
         # Not an event's: "office Diwali party, I organised …" opens the note of one edition.

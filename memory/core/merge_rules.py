@@ -889,12 +889,9 @@ def _trade_beside_name(s: _Said, target: StoredNode) -> bool:
     if parse_person(s.new).title or any(len(w) < 5 or kinship_meanings(w) for w in said):
         # A form of address after the name, not a trade: "Rakesh bhaiya", "Maryam jan".
         return False
-    return not any(
-        _said_in(w, target.properties, (), exact=False)
-        or _said_in(w, target.properties, (), exact=True)
-        for w in said
-        if w
-    )
+    # Every word said is five letters or more, so a word held that begins with it counts.
+    held = _held_words(target.properties, ())
+    return not any(_said_in(w, held, exact=False) for w in said)
 
 
 def _unless_a_person_in_doubt(s: _Said, verdict: MergeVerdict) -> MergeVerdict:
@@ -1708,13 +1705,10 @@ def _described_in_note(s: _Said) -> MergeVerdict | None:
         if not n.is_self
         and not (s.mention.roles & PEOPLE_ROLES and not shares_role(s.mention.roles, n.roles))
     ]
+    # An alias counts as what they are called ("Professor", the futsal coach).
+    held = {n.id: _held_words(n.properties, node_forms(n)[1:]) for n in people}
     for exact in (True, False):
-        # An alias counts as what they are called ("Professor", the futsal coach).
-        fitting = [
-            n.id
-            for n in people
-            if all(_said_in(w, n.properties, node_forms(n)[1:], exact=exact) for w in words)
-        ]
+        fitting = [n.id for n in people if all(_said_in(w, held[n.id], exact=exact) for w in words)]
         if fitting:
             return _one_or_several(fitting, DESCRIBED_IN_NOTE)
     return None
@@ -1731,14 +1725,15 @@ def _as_written(name: str, mention: Mention) -> str:
     return name
 
 
-def _said_in(
-    word: str, properties: Mapping[str, object], aliases: Sequence[str], *, exact: bool
-) -> bool:
-    """Whether a word is among those of a node's note, properties and aliases (``exact``),
-    or begins one or is begun by one, the shorter five letters or more and 0.6 of the
-    longer."""
+def _held_words(properties: Mapping[str, object], aliases: Sequence[str]) -> list[str]:
+    """The words of a node's note, properties and aliases, folded, in lower case."""
     aliased = fold_accents(" ".join(aliases)).lower()
-    held = re.findall(r"\w+", f"{folded_said(properties)} {aliased}")
+    return re.findall(r"\w+", f"{folded_said(properties)} {aliased}")
+
+
+def _said_in(word: str, held: Sequence[str], *, exact: bool) -> bool:
+    """Whether a word is among a node's ``held`` words (``exact``), or begins one or is
+    begun by one, the shorter five letters or more and 0.6 of the longer."""
     if exact:
         return word in held
     return any(
